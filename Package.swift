@@ -1,0 +1,83 @@
+// swift-tools-version: 6.2
+//
+// Strata: Core Data's object-graph persistence for Swift on Linux.
+//
+// Layering (a lower target never imports a higher one):
+//   CSQLite ← StrataSQLite ← Strata ← StrataTestSupport / StrataDemo / Stress / Benchmarks
+// CJemalloc is linked only by the Stress and Benchmarks executables, never by the library.
+
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .treatAllWarnings(as: .error),
+]
+
+let package = Package(
+    name: "Strata",
+    products: [
+        .library(name: "Strata", targets: ["Strata"]),
+        .executable(name: "strata-demo", targets: ["StrataDemo"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CJemalloc",
+            pkgConfig: "jemalloc",
+            providers: [.apt(["libjemalloc-dev"])]
+        ),
+        .target(
+            name: "StrataSQLite",
+            dependencies: ["CSQLite"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "Strata",
+            dependencies: ["StrataSQLite"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "StrataTestSupport",
+            dependencies: ["Strata", "StrataSQLite"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "StrataDemo",
+            dependencies: ["Strata"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "BenchmarkHarness",
+            dependencies: ["CJemalloc"],
+            path: "Benchmarks/BenchmarkHarness",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "StrataBenchmarks",
+            dependencies: ["Strata", "StrataSQLite", "BenchmarkHarness", "CJemalloc"],
+            path: "Benchmarks/StrataBenchmarks",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "StrataStress",
+            dependencies: ["Strata", "StrataSQLite", "StrataTestSupport", "CJemalloc"],
+            path: "Stress/StrataStress",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataTests",
+            dependencies: ["Strata", "StrataSQLite", "StrataTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BenchmarkHarnessTests",
+            dependencies: ["BenchmarkHarness"],
+            path: "Benchmarks/BenchmarkHarnessTests",
+            swiftSettings: strictSettings
+        ),
+    ]
+)
