@@ -1,0 +1,57 @@
+import Foundation
+
+/// How a container adds one store (Core Data's `NSPersistentStoreDescription`). Configure it
+/// before `loadPersistentStores`.
+public final class PersistentStoreDescription: @unchecked Sendable, CustomStringConvertible {
+    // @unchecked Sendable: a configuration object set up on one thread before loading, read after.
+    /// The store type (`.sqlite` by default).
+    public var type: StoreType = .sqlite
+    /// The store file (SQLite), or `nil` for in-memory stores.
+    public var url: URL?
+    /// The model configuration the store holds; `nil` for all entities.
+    public var configuration: String?
+    /// Store options (`PersistentStoreOption` keys).
+    public private(set) var options: [String: any Sendable] = [:]
+    /// Open the store read-only.
+    public var isReadOnly: Bool {
+        get { options[PersistentStoreOption.readOnly] as? Bool ?? false }
+        set { options[PersistentStoreOption.readOnly] = newValue }
+    }
+    /// How long a write waits for another process's lock (seconds).
+    public var timeout: TimeInterval {
+        get { options[PersistentStoreOption.timeout] as? TimeInterval ?? 5 }
+        set { options[PersistentStoreOption.timeout] = newValue }
+    }
+    /// `PRAGMA name = value` statements run on every connection.
+    public private(set) var sqlitePragmas: [String: String] = [:]
+    /// Whether stores load on a background queue when a completion handler is given (Strata
+    /// loads them in order on the calling thread either way; kept for Core Data compatibility).
+    public var shouldAddStoreAsynchronously = false
+    /// Accepted for compatibility; migration is not automatic yet.
+    public var shouldMigrateStoreAutomatically = true
+    /// Accepted for compatibility; migration is not automatic yet.
+    public var shouldInferMappingModelAutomatically = true
+
+    /// A description of a SQLite store at `url`.
+    public init(url: URL) {
+        self.url = url
+    }
+
+    /// A description with no URL (the container fills in its default SQLite file).
+    public init() {}
+
+    /// Sets an option (`PersistentStoreOption` keys); `nil` removes it.
+    public func setOption(_ value: (any Sendable)?, forKey key: String) {
+        options[key] = value
+    }
+
+    /// Sets a SQLite pragma run on every connection; `nil` removes it.
+    public func setValue(_ value: String?, forPragmaNamed name: String) {
+        sqlitePragmas[name] = value
+        options[PersistentStoreOption.sqlitePragmas] = sqlitePragmas
+    }
+
+    public var description: String {
+        "<PersistentStoreDescription \(type.rawValue) \(url?.path ?? "(memory)")>"
+    }
+}

@@ -1,0 +1,254 @@
+import Foundation
+import StrataSQLite
+
+/// Fetching objects, IDs and counts, with the context's unsaved changes merged in.
+extension ManagedObjectContext {
+    /// Runs `request` and returns its results: objects of the request's class, `ManagedObjectID`s,
+    /// `NSDictionary`s or one `NSNumber`, by `resultType`. Throws for an unknown entity, a
+    /// malformed predicate, an unknown key or a type mismatch (naming the entity and key), or a
+    /// store failure. With `includesPendingChanges` (the default) unsaved inserts, updates and
+    /// deletes count. Call on the context's queue.
+    public func fetch<T>(_ request: FetchRequest<T>) throws -> [T] {
+        checkAccess("fetch(_:)")
+        let entity = try resolveEntity(of: request)
+        let results: [Any]
+        switch request.resultType {
+        case .countResultType:
+            results = [NSNumber(value: try count(for: request))]
+        case .managedObjectIDResultType:
+            results = try fetchIDs(request, entity: entity)
+        case .dictionaryResultType:
+            results = try fetchDictionaries(request, entity: entity)
+        default:
+            results = try fetchObjects(request, entity: entity)
+        }
+        if let typed = results as? [T] { return typed }
+        var converted: [T] = []
+        converted.reserveCapacity(results.count)
+        for result in results {
+            guard let element = result as? T else {
+                throw StrataError(code: StrataError.Code.coreData, message: "The fetch returns \(type(of: result)) values, which are not \(T.self): use FetchRequest<\(type(of: result))> or set resultType to match", entityName: entity.name)
+            }
+            converted.append(element)
+        }
+        return converted
+    }
+
+    /// The number of objects `request` would return (limit and offset included), without
+    /// loading any rows. Call on the context's queue.
+    public func count<T>(for request: FetchRequest<T>) throws -> Int {
+        checkAccess("count(for:)")
+        let entity = try resolveEntity(of: request)
+        let plan = try makePlan(request, entity: entity, kind: .count)
+        if request.includesPendingChanges, hasPendingChanges(for: plan) {
+            return try mergedIDs(plan, request: request).count
+        }
+        return try requireParentStore().count(plan)
+    }
+
+    func resolveEntity<T>(of request: FetchRequest<T>) throws -> EntityDescription {
+        if let entity = request.entity { return entity }
+        guard let model else {
+            throw StrataError(code: StrataError.Code.coreData, message: "\(self) has no persistent store coordinator")
+        }
+        if let name = request.entityName, let entity = model.entitiesByName[name] { return entity }
+        if let type = request.entityClass, let entity = model.entity(for: type) { return entity }
+        let name = request.entityName ?? "nil"
+        throw StrataError(code: StrataError.Code.coreData, message: "The model has no entity named '\(name)'", entityName: name)
+    }
+
+    func makePlan<T>(_ request: FetchRequest<T>, entity: EntityDescription, kind: FetchPlan.ResultKind) throws -> FetchPlan {
+        try FetchPlan.make(
+            entity: entity, predicate: request.predicate, sortDescriptors: request.sortDescriptors ?? [],
+            limit: request.fetchLimit, offset: request.fetchOffset, includesSubentities: request.includesSubentities,
+            resultKind: kind)
+    }
+
+    /// Whether unsaved changes touch the fetched entities.
+    func hasPendingChanges(for plan: FetchPlan) -> Bool {
+        if state.inserted.isEmpty && state.updated.isEmpty && state.deleted.isEmpty { return false }
+        let codes = Set(plan.entityCodes)
+        for set in [state.inserted, state.updated, state.deleted] {
+            for object in set where codes.contains(object.entity.layout.code) { return true }
+        }
+        return false
+    }
+
+    // MARK: Objects
+
+    private func fetchObjects<T>(_ request: FetchRequest<T>, entity: EntityDescription) throws -> [ManagedObject] {
+        let batched = request.fetchBatchSize > 0
+        let idsOnly = batched || !request.includesPropertyValues
+        let plan = try makePlan(request, entity: entity, kind: idsOnly ? .objectIDs : .rows)
+        let parent = try requireParentStore()
+        var objects: [ManagedObject]
+        if request.includesPendingChanges, hasPendingChanges(for: plan) {
+            objects = try mergedObjects(plan)
+        } else if idsOnly {
+            let ids = try parent.fetchIDs(plan)
+            objects = ids.map { registeredOrFault($0) }
+            if batched {
+                let batch = FaultBatch(ids: ids, size: request.fetchBatchSize)
+                for (index, object) in objects.enumerated() where object.isFaultStorage {
+                    object.faultBatch = batch
+                    object.faultBatchIndex = index
+                }
+            }
+        } else {
+            let rows = try parent.fetchRows(plan)
+            objects = []
+            objects.reserveCapacity(rows.count)
+            for row in rows {
+                objects.append(register(row, asFault: request.returnsObjectsAsFaults, refresh: request.shouldRefreshRefetchedObjects))
+            }
+        }
+        if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty {
+            try prefetch(keyPaths, for: objects)
+        }
+        return objects
+    }
+
+    /// The registered object for a fetched row, filled (or given the row to fire from).
+    func register(_ row: RowSnapshot, asFault: Bool, refresh: Bool) -> ManagedObject {
+        if let existing = state.registry.object(for: row.objectID) {
+            if existing.isFaultStorage {
+                existing.snapshot = row
+                existing.faultBatch = nil
+                if !asFault { apply(row, to: existing) }
+            } else if refresh && existing.change == .none {
+                apply(row, to: existing)
+            }
+            return existing
+        }
+        let object = row.entity.managedObjectClass.init(entity: row.entity, insertInto: nil)
+        object.objectID = row.objectID
+        attach(object)
+        if asFault {
+            object.isFaultStorage = true
+            object.snapshot = row
+        } else {
+            apply(row, to: object)
+        }
+        return object
+    }
+
+    /// Fetches with the context's unsaved changes merged in: store rows that changed here are
+    /// re-evaluated in memory, deleted ones dropped, matching inserted ones added; then sort,
+    /// offset and limit apply to the merged list.
+    func objects(matching plan: FetchPlan) throws -> [ManagedObject] { try mergedObjects(plan) }
+
+    private func mergedObjects(_ plan: FetchPlan) throws -> [ManagedObject] {
+        let codes = Set(plan.entityCodes)
+        var changedHere = 0
+        for object in state.updated.objects + state.deleted.objects where codes.contains(object.entity.layout.code) { changedHere += 1 }
+        let window = plan.limit > 0 ? plan.limit + plan.offset + changedHere : 0
+        let storeRows = try requireParentStore().fetchRows(plan.with(limit: window, offset: 0).with(resultKind: .rows))
+        var candidates: [any EvaluationRow] = []
+        var seen = Set<ObjectIdentifier>()
+        for row in storeRows {
+            let object = register(row, asFault: true, refresh: false)
+            if object.change != .none { continue }  // judged below with its unsaved values
+            if seen.insert(ObjectIdentifier(object)).inserted { candidates.append(object) }
+        }
+        for object in state.inserted.objects + state.updated.objects where codes.contains(object.entity.layout.code) {
+            guard object.change != .deleted, try plan.matches(object), seen.insert(ObjectIdentifier(object)).inserted else { continue }
+            candidates.append(object)
+        }
+        var ordered: [any EvaluationRow]
+        if plan.sorts.isEmpty {
+            ordered = candidates.sorted { FetchPlan.idOrder($0.evaluationObjectID, $1.evaluationObjectID) }
+        } else {
+            ordered = try plan.sortRows(candidates)
+        }
+        if plan.offset > 0 { ordered = Array(ordered.dropFirst(plan.offset)) }
+        if plan.limit > 0 { ordered = Array(ordered.prefix(plan.limit)) }
+        return ordered.compactMap { $0 as? ManagedObject }
+    }
+
+    // MARK: IDs
+
+    private func fetchIDs<T>(_ request: FetchRequest<T>, entity: EntityDescription) throws -> [ManagedObjectID] {
+        let plan = try makePlan(request, entity: entity, kind: .objectIDs)
+        if request.includesPendingChanges, hasPendingChanges(for: plan) {
+            return try mergedIDs(plan, request: request)
+        }
+        return try requireParentStore().fetchIDs(plan)
+    }
+
+    private func mergedIDs<T>(_ plan: FetchPlan, request: FetchRequest<T>) throws -> [ManagedObjectID] {
+        try mergedObjects(plan.with(resultKind: .rows)).map(\.objectID)
+    }
+
+    // MARK: Prefetching
+
+    /// Loads the objects at each relationship key path for all `objects`: one query per path
+    /// step, never one per object.
+    func prefetch(_ keyPaths: [String], for objects: [ManagedObject]) throws {
+        for keyPath in keyPaths {
+            var level = objects
+            for name in keyPath.split(separator: ".").map(String.init) {
+                level = try prefetchStep(name, for: level)
+                if level.isEmpty { break }
+            }
+        }
+    }
+
+    private func prefetchStep(_ name: String, for objects: [ManagedObject]) throws -> [ManagedObject] {
+        guard let first = objects.first else { return [] }
+        guard let relationship = first.entity.layout.propertiesByName[name] as? RelationshipDescription else {
+            throw StrataError(code: StrataError.Code.coreData, message: "Cannot prefetch '\(name)': \(first.entity.name) has no relationship of that name", entityName: first.entity.name, key: name)
+        }
+        let parent = try requireParentStore()
+        // Owners must have their values (their to-one keys) before the step.
+        let faults = objects.filter(\.isFaultStorage)
+        let unfilled = faults.filter { $0.snapshot == nil }.map(\.objectID)
+        if !unfilled.isEmpty {
+            for row in try parent.snapshots(for: unfilled) { _ = register(row, asFault: true, refresh: false) }
+        }
+        for object in faults where object.isFaultStorage {
+            if let snapshot = object.snapshot { apply(snapshot, to: object) }
+        }
+        var targets: [ManagedObjectID] = []
+        var seen = Set<ManagedObjectID>()
+        if relationship.isToMany {
+            let owners = objects.filter { object in
+                guard case .toMany(let slot)? = object.entity.layout.slots[name] else { return false }
+                return slot < object.toManyValues.count && object.toManyValues[slot] == nil && !object.objectID.isTemporaryID
+            }
+            let loaded = try parent.toManyIDs(of: owners.map(\.objectID), relationship: relationship)
+            for owner in owners {
+                guard case .toMany(let slot)? = owner.entity.layout.slots[name] else { continue }
+                let ids = loaded[owner.objectID] ?? []
+                owner.toManyValues[slot] = ToManyValue(ids)
+                if slot < owner.committedToMany.count, owner.committedToMany[slot] == nil { owner.committedToMany[slot] = ToManyValue(ids) }
+            }
+            for object in objects {
+                guard case .toMany(let slot)? = object.entity.layout.slots[name], slot < object.toManyValues.count, let value = object.toManyValues[slot] else { continue }
+                for id in value.ids where seen.insert(id).inserted { targets.append(id) }
+            }
+        } else {
+            for object in objects {
+                guard case .toOne(let slot)? = object.entity.layout.slots[name], slot < object.toOneValues.count, let id = object.toOneValues[slot] else { continue }
+                if seen.insert(id).inserted { targets.append(id) }
+            }
+        }
+        // Load the targets' rows in one query; they come back as faults ready to fire without I/O.
+        let missing = targets.filter { id in
+            guard let registered = state.registry.object(for: id) else { return !id.isTemporaryID }
+            return registered.isFaultStorage && registered.snapshot == nil
+        }
+        var result: [ManagedObject] = []
+        var rowsByID: [ManagedObjectID: RowSnapshot] = [:]
+        if !missing.isEmpty {
+            for row in try parent.snapshots(for: missing) { rowsByID[row.objectID] = row }
+        }
+        for id in targets {
+            if let row = rowsByID[id] {
+                result.append(register(row, asFault: true, refresh: false))
+            } else {
+                result.append(registeredOrFault(id))
+            }
+        }
+        return result
+    }
+}

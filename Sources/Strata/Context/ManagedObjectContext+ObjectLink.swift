@@ -1,0 +1,120 @@
+import Foundation
+
+/// The context's side of the narrow object ↔ context interface (`ObjectContextLink`).
+extension ManagedObjectContext: ObjectContextLink {
+    var publicContext: ManagedObjectContext? { self }
+
+    func fulfillFault(of object: ManagedObject) {
+        // A fault with a snapshot attached by a fetch fires without I/O.
+        if let snapshot = object.snapshot, isFresh(snapshot) {
+            apply(snapshot, to: object)
+            return
+        }
+        do {
+            let ids = batchFaultingIDs(around: object)
+            let snapshots = try requireParentStore().snapshots(for: ids)
+            var found = false
+            for snapshot in snapshots {
+                if snapshot.objectID == object.objectID {
+                    apply(snapshot, to: object)
+                    found = true
+                } else if let other = state.registry.object(for: snapshot.objectID), other.isFaultStorage {
+                    // Batch faulting: the other faults of the batch get their values too.
+                    other.snapshot = snapshot
+                    other.faultBatch = nil
+                }
+            }
+            if !found { handleMissingRow(of: object) }
+        } catch let error as StrataError {
+            object.isFaultStorage = false
+            object.record(error)
+        } catch {
+            object.isFaultStorage = false
+            object.record(StrataError(code: StrataError.Code.coreData, message: "Firing the fault failed: \(error)", entityName: object.entity.name, objectID: object.objectID))
+        }
+    }
+
+    /// A fault whose row is gone: a deleted object with nil values, or a recorded error.
+    func handleMissingRow(of object: ManagedObject) {
+        if object.objectID.isTemporaryID || !shouldDeleteInaccessibleFaults {
+            object.isFaultStorage = false
+            object.record(StrataError(
+                code: StrataError.Code.managedObjectReferentialIntegrity,
+                message: "CoreData could not fulfill a fault: the \(object.entity.name) object's row no longer exists",
+                entityName: object.entity.name, objectID: object.objectID))
+            return
+        }
+        prepareStorage(of: object, defaults: false)
+        object.isFaultStorage = false
+        object.change = .deleted
+        object.snapshot = nil
+        state.updated.remove(object)
+        // Not in `deleted`: there is nothing left to delete in the store.
+    }
+
+    func isFresh(_ snapshot: RowSnapshot) -> Bool { true }
+
+    /// IDs to load along with a fault (the fault itself, plus the other faults of its batch).
+    func batchFaultingIDs(around object: ManagedObject) -> [ManagedObjectID] {
+        guard let batch = object.faultBatch else { return [object.objectID] }
+        let start = (object.faultBatchIndex / batch.size) * batch.size
+        let end = min(batch.ids.count, start + batch.size)
+        var ids = [object.objectID]
+        for index in start..<end where batch.ids[index] != object.objectID {
+            let id = batch.ids[index]
+            if let other = state.registry.object(for: id), !other.isFaultStorage { continue }
+            ids.append(id)
+        }
+        object.faultBatch = nil
+        return ids
+    }
+
+    func objectDidChange(_ object: ManagedObject) {
+        guard object.link === self else { return }
+        switch object.change {
+        case .none:
+            object.change = .updated
+            state.updated.insert(object)
+        case .inserted, .updated, .deleted:
+            break
+        }
+    }
+
+    func recordProblem(_ problem: StrataError, for object: ManagedObject) {
+        object.recordedProblems.append(problem)
+        state.problemObjects.insert(object)
+    }
+
+    func objectForRelationship(_ id: ManagedObjectID) -> ManagedObject {
+        registeredOrFault(id)
+    }
+
+    func loadToMany(of object: ManagedObject, relationship: RelationshipDescription) -> [ManagedObjectID] {
+        do {
+            let result = try requireParentStore().toManyIDs(of: [object.objectID], relationship: relationship)
+            return result[object.objectID] ?? []
+        } catch let error as StrataError {
+            object.record(error)
+            return []
+        } catch {
+            object.record(StrataError(code: StrataError.Code.coreData, message: "Loading '\(relationship.name)' failed: \(error)", entityName: object.entity.name, key: relationship.name, objectID: object.objectID))
+            return []
+        }
+    }
+
+    func evaluateFetchedProperty(_ property: FetchedPropertyDescription, for object: ManagedObject) -> [ManagedObject] {
+        guard let template = property.fetchRequest else { return [] }
+        let request = template.copy()
+        if let predicate = request.predicate {
+            request.predicate = predicate.withSubstitutionVariables(["FETCH_SOURCE": object])
+        }
+        do {
+            return try fetch(request)
+        } catch let error as StrataError {
+            object.record(error)
+            return []
+        } catch {
+            return []
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import StrataSQLite
+
+/// Registering, inserting, looking up and deleting objects.
+extension ManagedObjectContext {
+    /// Objects inserted and not yet saved. Call on the context's queue.
+    public var insertedObjects: Set<ManagedObject> {
+        checkAccess("insertedObjects")
+        return Set(state.inserted.objects)
+    }
+
+    /// Objects changed and not yet saved. Call on the context's queue.
+    public var updatedObjects: Set<ManagedObject> {
+        checkAccess("updatedObjects")
+        return Set(state.updated.objects)
+    }
+
+    /// Objects deleted and not yet saved. Call on the context's queue.
+    public var deletedObjects: Set<ManagedObject> {
+        checkAccess("deletedObjects")
+        return Set(state.deleted.objects)
+    }
+
+    /// Every object the context currently knows (live ones; unchanged objects the app no longer
+    /// holds are forgotten). Call on the context's queue.
+    public var registeredObjects: Set<ManagedObject> {
+        checkAccess("registeredObjects")
+        return Set(state.registry.allObjects)
+    }
+
+    /// Whether the context has unsaved inserts, updates or deletes. Call on the context's queue.
+    public var hasChanges: Bool {
+        checkAccess("hasChanges")
+        return !state.inserted.isEmpty || !state.updated.isEmpty || !state.deleted.isEmpty
+    }
+
+    // MARK: Inserting
+
+    /// Inserts an object created without a context (`init(entity:insertInto: nil)`). The object
+    /// gets a temporary ID, its attributes' default values, and `awakeFromInsert()`. Call on the
+    /// context's queue.
+    public func insert(_ object: ManagedObject) {
+        checkAccess("insert(_:)")
+        if let link = object.link {
+            if link === self {
+                if object.change == .deleted { undelete(object) }
+                return
+            }
+            recordContextProblem(StrataError(code: StrataError.Code.managedObjectExternalRelationship, message: "\(object.entity.name) object already belongs to another context", entityName: object.entity.name, objectID: object.objectID))
+            return
+        }
+        let entity = object.entity
+        if let model, entity.managedObjectModel !== model {
+            object.objectID = ManagedObjectID(temporaryFor: entity)
+            attach(object)
+            object.change = .inserted
+            state.inserted.insert(object)
+            object.record(StrataError(code: StrataError.Code.coreData, message: "Entity '\(entity.name)' is not part of this context's model", entityName: entity.name, objectID: object.objectID))
+            return
+        }
+        object.objectID = ManagedObjectID(temporaryFor: entity)
+        prepareStorage(of: object, defaults: true)
+        attach(object)
+        object.change = .inserted
+        state.inserted.insert(object)
+        if entity.isAbstract {
+            object.record(StrataError(code: StrataError.Code.managedObjectValidation, message: "Entity '\(entity.name)' is abstract: insert one of its sub-entities instead", entityName: entity.name, objectID: object.objectID))
+        }
+        object.awakeFromInsert()
+    }
+
+    /// Inserts an object whose class has no entity in the model; the next save reports it.
+    func insertUnmodeled(_ object: ManagedObject) {
+        checkAccess("init(context:)")
+        object.objectID = ManagedObjectID(temporaryFor: object.entity)
+        attach(object)
+        object.change = .inserted
+        state.inserted.insert(object)
+        object.record(StrataError(code: StrataError.Code.coreData, message: "The model has no entity whose class is \(object.entity.name); create the object with init(entity:insertInto:) or map the class in EntityDescription(name:managedObjectClass:)", entityName: object.entity.name, objectID: object.objectID))
+    }
+
+    /// Creates and inserts an object of `entity` (the entity's class is instantiated). Throws
+    /// if the entity is abstract or not in the context's model. Call on the context's queue.
+    @discardableResult
+    public func insertNewObject(of entity: EntityDescription) throws -> ManagedObject {
+        checkAccess("insertNewObject(of:)")
+        if entity.isAbstract {
+            throw StrataError(code: StrataError.Code.managedObjectValidation, message: "Entity '\(entity.name)' is abstract: insert one of its sub-entities instead", entityName: entity.name)
+        }
+        if let model, entity.managedObjectModel !== model {
+            throw StrataError(code: StrataError.Code.coreData, message: "Entity '\(entity.name)' is not part of this context's model", entityName: entity.name)
+        }
+        return entity.managedObjectClass.init(entity: entity, insertInto: self)
+    }
+
+    func attach(_ object: ManagedObject) {
+        object.link = self
+        object.registry = state.registry
+        state.registry.register(object)
+        if retainsRegisteredObjects { state.retained[ObjectIdentifier(object)] = object }
+    }
+
+    /// Sizes an object's storage for its entity; inserted objects get default values.
+    func prepareStorage(of object: ManagedObject, defaults: Bool) {
+        let layout = object.entity.layout
+        object.attributeValues = defaults ? layout.defaultValues : ContiguousArray(repeating: .null, count: layout.storedAttributes.count)
+        object.toOneValues = ContiguousArray(repeating: nil, count: layout.toOneRelationships.count)
+        let empty: [ToManyValue?] = defaults ? Array(repeating: ToManyValue(), count: layout.toManyRelationships.count) : Array(repeating: nil, count: layout.toManyRelationships.count)
+        object.toManyValues = empty
+        object.committedToMany = empty
+        object.transientValues = layout.transientDefaults
+        object.fetchedValues = [:]
+        object.changedMask.removeAll()
+    }
+
+    // MARK: Looking up
+
+    /// The object for `objectID`: the registered one, or a new fault (no I/O; the store is
+    /// read when a property is first accessed). Call on the context's queue.
+    public func object(with objectID: ManagedObjectID) -> ManagedObject {
+        checkAccess("object(with:)")
+        return registeredOrFault(objectID)
+    }
+
+    /// The object for `objectID`, loading its values; throws (133000) if the object does not
+    /// exist in the store (or in the parent context). Call on the context's queue.
+    public func existingObject(with objectID: ManagedObjectID) throws -> ManagedObject {
+        checkAccess("existingObject(with:)")
+        if let object = state.registry.object(for: objectID) {
+            if object.change == .deleted {
+                throw StrataError(code: StrataError.Code.managedObjectReferentialIntegrity, message: "The \(objectID.entity.name) object was deleted", entityName: objectID.entity.name, objectID: objectID)
+            }
+            if !object.isFaultStorage { return object }
+            if let snapshot = object.snapshot {
+                apply(snapshot, to: object)
+                return object
+            }
+        }
+        if objectID.isTemporaryID {
+            throw StrataError(code: StrataError.Code.managedObjectReferentialIntegrity, message: "No object with temporary ID \(objectID) is registered in this context", entityName: objectID.entity.name, objectID: objectID)
+        }
+        let snapshots = try requireParentStore().snapshots(for: [objectID])
+        guard let snapshot = snapshots.first else {
+            throw StrataError(code: StrataError.Code.managedObjectReferentialIntegrity, message: "The \(objectID.entity.name) object does not exist in the store", entityName: objectID.entity.name, objectID: objectID)
+        }
+        let object = registeredOrFault(snapshot.objectID)
+        if object.isFaultStorage { apply(snapshot, to: object) }
+        return object
+    }
+
+    /// The registered object for `objectID`, or `nil` (never creates one). Call on the context's queue.
+    public func registeredObject(for objectID: ManagedObjectID) -> ManagedObject? {
+        checkAccess("registeredObject(for:)")
+        return state.registry.object(for: objectID)
+    }
+
+    /// The registered object, or a new fault for `id` (registered).
+    func registeredOrFault(_ id: ManagedObjectID) -> ManagedObject {
+        if let object = state.registry.object(for: id) { return object }
+        let object = id.entity.managedObjectClass.init(entity: id.entity, insertInto: nil)
+        object.objectID = id
+        prepareStorage(of: object, defaults: false)
+        object.isFaultStorage = true
+        attach(object)
+        return object
+    }
+
+    /// Loads a snapshot into an object (which stops being a fault) and calls `awakeFromFetch()`.
+    func apply(_ snapshot: RowSnapshot, to object: ManagedObject) {
+        object.snapshot = snapshot
+        object.attributeValues = snapshot.attributes
+        object.toOneValues = snapshot.toOne
+        let toManyCount = object.entity.layout.toManyRelationships.count
+        if object.toManyValues.count != toManyCount || object.change == .none {
+            object.toManyValues = Array(repeating: nil, count: toManyCount)
+            object.committedToMany = object.toManyValues
+        }
+        object.fetchedValues = [:]
+        object.isFaultStorage = false
+        object.changedMask.removeAll()
+        object.awakeFromFetch()
+    }
+
+    // MARK: Problems
+
+    func recordContextProblem(_ problem: StrataError) {
+        state.contextProblems.append(problem)
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import StrataSQLite
+
+/// A context as the parent store of its child contexts. Each call runs on this context's queue
+/// (the calling child waits: waits only go up the tree) and sees this context's unsaved state.
+extension ManagedObjectContext: ParentStore {
+    var rootCoordinator: PersistentStoreCoordinator? { persistentStoreCoordinator }
+
+    /// The object's current values as a snapshot (firing it if needed).
+    func currentSnapshot(of object: ManagedObject) -> RowSnapshot {
+        object.fireFaultIfNeeded()
+        return RowSnapshot(
+            objectID: object.objectID, version: object.snapshot?.version ?? 0,
+            attributes: object.attributeValues, toOne: object.toOneValues)
+    }
+
+    func fetchRows(_ plan: FetchPlan) throws -> [RowSnapshot] {
+        try performAndWait {
+            try objectsForChild(plan).map(currentSnapshot)
+        }
+    }
+
+    func fetchIDs(_ plan: FetchPlan) throws -> [ManagedObjectID] {
+        try performAndWait {
+            if hasPendingChanges(for: plan) { return try objectsForChild(plan).map(\.objectID) }
+            return try requireParentStore().fetchIDs(plan)
+        }
+    }
+
+    func count(_ plan: FetchPlan) throws -> Int {
+        try performAndWait {
+            if hasPendingChanges(for: plan) { return try objectsForChild(plan).count }
+            return try requireParentStore().count(plan)
+        }
+    }
+
+    private func objectsForChild(_ plan: FetchPlan) throws -> [ManagedObject] {
+        if hasPendingChanges(for: plan) { return try objects(matching: plan.with(resultKind: .rows)) }
+        let rows = try requireParentStore().fetchRows(plan.with(resultKind: .rows))
+        return rows.map { register($0, asFault: true, refresh: false) }
+    }
+
+    func snapshots(for ids: [ManagedObjectID]) throws -> [RowSnapshot] {
+        try performAndWait {
+            var result: [RowSnapshot] = []
+            var forward: [ManagedObjectID] = []
+            for id in ids {
+                if let object = state.registry.object(for: id) {
+                    if object.change == .deleted { continue }
+                    if object.change != .none || !object.isFaultStorage {
+                        result.append(currentSnapshot(of: object))
+                        continue
+                    }
+                    if let snapshot = object.snapshot {
+                        result.append(snapshot)
+                        continue
+                    }
+                }
+                if !id.isTemporaryID { forward.append(id) }
+            }
+            if !forward.isEmpty { result += try requireParentStore().snapshots(for: forward) }
+            return result
+        }
+    }
+
+    func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [ManagedObjectID]] {
+        try performAndWait {
+            var result: [ManagedObjectID: [ManagedObjectID]] = [:]
+            var forward: [ManagedObjectID] = []
+            for id in ids {
+                if let object = state.registry.object(for: id), case .toMany(let slot)? = object.entity.layout.slots[relationship.name],
+                   object.change != .none || (slot < object.toManyValues.count && object.toManyValues[slot] != nil) {
+                    result[id] = object.toManyIDs(slot: slot)
+                } else if !id.isTemporaryID {
+                    forward.append(id)
+                } else {
+                    result[id] = []
+                }
+            }
+            if !forward.isEmpty {
+                result.merge(try requireParentStore().toManyIDs(of: forward, relationship: relationship)) { $1 }
+            }
+            return result
+        }
+    }
+
+    /// Applies a child's save to this context's objects (the store is not touched).
+    func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
+        performAndWait {
+            for insert in changes.inserts {
+                let entity = insert.objectID.entity
+                let object = state.registry.object(for: insert.objectID) ?? entity.managedObjectClass.init(entity: entity, insertInto: nil)
+                if object.link == nil {
+                    object.objectID = insert.objectID
+                    prepareStorage(of: object, defaults: true)
+                    attach(object)
+                }
+                object.isFaultStorage = false
+                object.attributeValues = insert.attributes
+                object.toOneValues = insert.toOne
+                object.change = .inserted
+                state.deleted.remove(object)
+                state.inserted.insert(object)
+                for slot in 0..<entity.layout.storedAttributes.count { object.changedMask.insert(slot) }
+            }
+            for update in changes.updates {
+                let object = registeredOrFault(update.objectID)
+                object.fireFaultIfNeeded()
+                let layout = object.entity.layout
+                for slot in update.changedAttributeSlots where slot < object.attributeValues.count && slot < update.attributes.count {
+                    object.attributeValues[slot] = update.attributes[slot]
+                    object.markChanged(.attribute(slot))
+                }
+                for slot in update.changedToOneSlots where slot < object.toOneValues.count && slot < update.toOne.count {
+                    object.toOneValues[slot] = update.toOne[slot]
+                    object.markChanged(.toOne(slot))
+                }
+                _ = layout
+            }
+            for change in changes.toManyChanges {
+                let object = registeredOrFault(change.owner)
+                guard case .toMany(let slot)? = object.entity.layout.slots[change.relationship.name] else { continue }
+                object.ensureToManyLoaded(slot: slot)
+                guard slot < object.toManyValues.count, var value = object.toManyValues[slot] else { continue }
+                for id in change.removed { value.remove(id) }
+                for id in change.added { value.append(id) }
+                if let ordered = change.ordered { value = ToManyValue(ordered) }
+                object.toManyValues[slot] = value
+                object.markChanged(.toMany(slot))
+            }
+            for deletion in changes.deletes {
+                let object = registeredOrFault(deletion.objectID)
+                object.fireFaultIfNeeded()
+                if object.change != .deleted { markDeleted(object) }
+            }
+            return StoreSaveResult()
+        }
+    }
+
+    func obtainPermanentIDs(for temporaryIDs: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] {
+        let mapping = try requireParentStore().obtainPermanentIDs(for: temporaryIDs)
+        performAndWait { adoptPermanentIDs(mapping) }
+        return mapping
+    }
+
+    /// Gives registered objects their new permanent IDs and rewrites references to them.
+    func adoptPermanentIDs(_ mapping: [ManagedObjectID: ManagedObjectID]) {
+        guard !mapping.isEmpty else { return }
+        for (temporary, permanent) in mapping {
+            guard let object = state.registry.object(for: temporary) else { continue }
+            object.objectID = permanent
+            state.registry.rekey(object, from: temporary)
+        }
+        for object in state.inserted.objects + state.updated.objects {
+            object.toOneValues = ContiguousArray(object.toOneValues.map { id in id.flatMap { mapping[$0] ?? $0 } })
+            for slot in object.toManyValues.indices {
+                guard let value = object.toManyValues[slot], value.ids.contains(where: \.isTemporaryID) else { continue }
+                object.toManyValues[slot] = ToManyValue(value.ids.map { mapping[$0] ?? $0 })
+            }
+        }
+    }
+
+    /// Gives `objects` permanent IDs now, before they are saved (Core Data's
+    /// `obtainPermanentIDs(for:)`). Call on the context's queue.
+    public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
+        checkAccess("obtainPermanentIDs(for:)")
+        let temporary = objects.filter { $0.objectID.isTemporaryID && $0.link === self }.map(\.objectID)
+        guard !temporary.isEmpty else { return }
+        let mapping = try requireParentStore().obtainPermanentIDs(for: temporary)
+        adoptPermanentIDs(mapping)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+/// Discarding changes, forgetting objects, and turning objects back into faults.
+extension ManagedObjectContext {
+    /// Discards every unsaved change: inserted objects leave the context, updated and deleted
+    /// ones get their last saved values back. Call on the context's queue.
+    public func rollback() {
+        checkAccess("rollback()")
+        for object in state.inserted.objects { detach(object) }
+        for object in state.updated.objects + state.deleted.objects {
+            revert(object)
+        }
+        // Objects deleted after being inserted are no longer tracked; detach them too.
+        for object in state.registry.allObjects where object.change == .deleted { revert(object) }
+        state.inserted.removeAll()
+        state.updated.removeAll()
+        state.deleted.removeAll()
+        clearProblems()
+    }
+
+    /// Restores an object's last saved values.
+    private func revert(_ object: ManagedObject) {
+        guard let snapshot = object.snapshot else {
+            detach(object)
+            return
+        }
+        object.change = .none
+        object.attributeValues = snapshot.attributes
+        object.toOneValues = snapshot.toOne
+        object.toManyValues = Array(repeating: nil, count: object.entity.layout.toManyRelationships.count)
+        object.committedToMany = object.toManyValues
+        object.transientValues = object.entity.layout.transientDefaults
+        object.changedMask.removeAll()
+        object.recordedProblems.removeAll()
+    }
+
+    /// Removes an object from the context; it keeps its values but is no longer managed.
+    func detach(_ object: ManagedObject) {
+        state.registry.unregister(object.objectID, ifItIs: object)
+        state.retained[ObjectIdentifier(object)] = nil
+        object.link = nil
+        object.registry = nil
+        object.change = .none
+    }
+
+    func clearProblems() {
+        for object in state.problemObjects.objects { object.recordedProblems.removeAll() }
+        state.problemObjects.removeAll()
+        state.contextProblems.removeAll()
+    }
+
+    /// Forgets every object and every unsaved change. Objects the app still holds are detached
+    /// (no longer managed). Call on the context's queue.
+    public func reset() {
+        checkAccess("reset()")
+        for object in state.registry.allObjects { detach(object) }
+        for object in state.inserted.objects + state.updated.objects + state.deleted.objects { detach(object) }
+        state.registry.removeAll()
+        state.inserted.removeAll()
+        state.updated.removeAll()
+        state.deleted.removeAll()
+        state.retained.removeAll()
+        clearProblems()
+    }
+
+    /// Turns `object` back into a fault. With `mergeChanges` false, its unsaved changes are
+    /// discarded; with true, they are kept and re-applied over fresh values when it fires again.
+    /// Inserted objects are left alone. Call on the context's queue.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        checkAccess("refresh(_:mergeChanges:)")
+        guard object.link === self, object.change != .inserted, object.change != .deleted else { return }
+        if mergeChanges && object.change == .updated {
+            refreshKeepingChanges(object)
+            return
+        }
+        object.willTurnIntoFault()
+        state.updated.remove(object)
+        object.change = .none
+        object.snapshot = nil
+        prepareStorage(of: object, defaults: false)
+        object.isFaultStorage = true
+        object.recordedProblems.removeAll()
+        state.problemObjects.remove(object)
+        object.didTurnIntoFault()
+    }
+
+    /// Reloads an updated object's values from its parent store and re-applies its changes.
+    private func refreshKeepingChanges(_ object: ManagedObject) {
+        guard let fresh = try? requireParentStore().snapshots(for: [object.objectID]).first else { return }
+        let layout = object.entity.layout
+        var attributes = fresh.attributes
+        var toOne = fresh.toOne
+        for index in object.changedMask.indexes {
+            guard let property = layout.property(atChangeIndex: index), let slot = layout.slots[property.name] else { continue }
+            switch slot {
+            case .attribute(let i) where i < attributes.count && i < object.attributeValues.count:
+                attributes[i] = object.attributeValues[i]
+            case .toOne(let i) where i < toOne.count && i < object.toOneValues.count:
+                toOne[i] = object.toOneValues[i]
+            default:
+                break
+            }
+        }
+        object.snapshot = fresh
+        object.attributeValues = attributes
+        object.toOneValues = toOne
+        object.awakeFromSnapshotEvents()
+    }
+
+    /// Turns every unchanged registered object back into a fault (changed ones keep their
+    /// changes). Call on the context's queue.
+    public func refreshAllObjects() {
+        checkAccess("refreshAllObjects()")
+        for object in state.registry.allObjects where object.change == .none && !object.isFaultStorage {
+            refresh(object, mergeChanges: false)
+        }
+        for object in state.updated.objects {
+            refresh(object, mergeChanges: true)
+        }
+    }
+}

@@ -1,0 +1,183 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A scratch pad of managed objects bound to one serial queue (Core Data's
+/// `NSManagedObjectContext`).
+///
+/// **Queue rules.** A `.privateQueue` context owns a serial `DispatchQueue`; a `.mainQueue`
+/// context uses `DispatchQueue.main`. Touch the context and its objects only inside
+/// ``perform(_:)``, ``performAndWait(_:)`` or `await perform { … }` (a main-queue context also
+/// directly on the main thread). The context itself is `Sendable`: pass it anywhere and call
+/// `perform` on it. With `STRATA_CONCURRENCY_DEBUG=1` every wrong-queue use traps with a message.
+///
+/// Contexts form trees: a root context's ``save()`` commits to the coordinator's stores in one
+/// transaction; a child's save pushes its changes into its ``parent`` only.
+public final class ManagedObjectContext: @unchecked Sendable, CustomStringConvertible {
+    // @unchecked Sendable: `state` is touched only on the context's queue (checked in debug
+    // mode); `settings` is guarded by a mutex; everything else is immutable.
+
+    /// How a context runs its blocks (Core Data's `NSManagedObjectContextConcurrencyType`).
+    public enum ConcurrencyType: Sendable {
+        /// The context owns a private serial queue.
+        case privateQueue
+        /// The context uses the main queue; blocks run only while the main thread services it.
+        case mainQueue
+    }
+
+    /// The context's concurrency type.
+    public let concurrencyType: ConcurrencyType
+    let queue: DispatchQueue
+    let state = ContextState()
+    private let settings = Mutex(ContextSettings())
+    private let parentStore = Mutex<ParentLink?>(nil)
+
+    struct ContextSettings: @unchecked Sendable {
+        // @unchecked Sendable: ObjectUndoManager is a class used only on the context's queue.
+        var name: String?
+        var mergePolicy = MergePolicy.error
+        var stalenessInterval: TimeInterval = -1
+        var shouldDeleteInaccessibleFaults = true
+        var automaticallyMergesChangesFromParent = false
+        var transactionAuthor: String?
+        var retainsRegisteredObjects = false
+    }
+
+    struct ParentLink: @unchecked Sendable {
+        // @unchecked Sendable: both are Sendable classes; the enum only selects one.
+        var coordinator: PersistentStoreCoordinator?
+        var parentContext: ManagedObjectContext?
+        var store: any ParentStore
+    }
+
+    /// Creates a context. Give it a ``persistentStoreCoordinator`` (a root context) or a
+    /// ``parent`` context (a child) before using it. Callable from any thread.
+    public init(concurrencyType: ConcurrencyType) {
+        self.concurrencyType = concurrencyType
+        switch concurrencyType {
+        case .mainQueue: queue = DispatchQueue.main
+        case .privateQueue: queue = DispatchQueue(label: "org.strata.context", qos: .default)
+        }
+    }
+
+    // MARK: Configuration (thread-safe)
+
+    /// A name for debugging (shown in concurrency-violation messages).
+    public var name: String? {
+        get { settings.withLock { $0.name } }
+        set { settings.withLock { $0.name = newValue } }
+    }
+
+    /// How saves resolve conflicts with changes made elsewhere (default `.error`).
+    public var mergePolicy: MergePolicy {
+        get { settings.withLock { $0.mergePolicy } }
+        set { settings.withLock { $0.mergePolicy = newValue } }
+    }
+
+    /// How old (in seconds) cached row values may be before a fault fires from the store again;
+    /// negative (the default) means cached values never expire.
+    public var stalenessInterval: TimeInterval {
+        get { settings.withLock { $0.stalenessInterval } }
+        set { settings.withLock { $0.stalenessInterval = newValue } }
+    }
+
+    /// Whether a fault whose row was deleted elsewhere fires into a deleted object with nil
+    /// values (true, the default) instead of failing.
+    public var shouldDeleteInaccessibleFaults: Bool {
+        get { settings.withLock { $0.shouldDeleteInaccessibleFaults } }
+        set { settings.withLock { $0.shouldDeleteInaccessibleFaults = newValue } }
+    }
+
+    /// Whether the context merges its parent's saves automatically.
+    public var automaticallyMergesChangesFromParent: Bool {
+        get { settings.withLock { $0.automaticallyMergesChangesFromParent } }
+        set { settings.withLock { $0.automaticallyMergesChangesFromParent = newValue } }
+    }
+
+    /// A name recorded with the context's saves.
+    public var transactionAuthor: String? {
+        get { settings.withLock { $0.transactionAuthor } }
+        set { settings.withLock { $0.transactionAuthor = newValue } }
+    }
+
+    /// Whether registered objects are held strongly even when unchanged (default false: clean
+    /// objects live only as long as the app holds them).
+    public var retainsRegisteredObjects: Bool {
+        get { settings.withLock { $0.retainsRegisteredObjects } }
+        set { settings.withLock { $0.retainsRegisteredObjects = newValue } }
+    }
+
+    // MARK: Parent store
+
+    /// The coordinator of a root context (for a child, its root's coordinator). Setting it
+    /// makes this a root context.
+    public var persistentStoreCoordinator: PersistentStoreCoordinator? {
+        get { parentStore.withLock { $0?.store.rootCoordinator } }
+        set {
+            parentStore.withLock { link in
+                link = newValue.map { ParentLink(coordinator: $0, parentContext: nil, store: $0) }
+            }
+        }
+    }
+
+    /// The parent context of a child context. Setting it makes this a child: its saves go into
+    /// the parent, and it fetches through the parent.
+    public var parent: ManagedObjectContext? {
+        get { parentStore.withLock { $0?.parentContext } }
+        set {
+            parentStore.withLock { link in
+                link = newValue.map { ParentLink(coordinator: nil, parentContext: $0, store: $0) }
+            }
+        }
+    }
+
+    /// The parent store, or an error saying the context has none.
+    func requireParentStore() throws -> any ParentStore {
+        guard let store = parentStore.withLock({ $0?.store }) else {
+            throw StrataError(code: StrataError.Code.coreData, message: "\(self) has no persistent store coordinator and no parent context")
+        }
+        return store
+    }
+
+    /// The model of the coordinator at the root of the tree.
+    var model: ManagedObjectModel? { persistentStoreCoordinator?.managedObjectModel }
+
+    public var description: String {
+        let kind = concurrencyType == .mainQueue ? "main-queue" : "private-queue"
+        return "<ManagedObjectContext \(name.map { "'\($0)' " } ?? "")\(kind) \(ObjectIdentifier(self).hashValue & 0xFFFFFF)>"
+    }
+
+    // MARK: Queue checks
+
+    var ownershipToken: ObjectIdentifier { ObjectIdentifier(self) }
+
+    /// Whether the current thread may touch the context.
+    var isOnQueue: Bool {
+        if QueueOwnership.isOwned(ownershipToken) { return true }
+        return concurrencyType == .mainQueue && Thread.isMainThread
+    }
+
+    /// Traps in concurrency debug mode when called off the context's queue.
+    @inline(__always)
+    func checkAccess(_ call: StaticString) {
+        if DebugSettings.concurrencyChecks && !isOnQueue {
+            ConcurrencyDebug.reportViolation(contextDescription: description, call: call)
+        }
+    }
+}
+
+/// A context's unit of work, touched only on its queue.
+final class ContextState {
+    let registry = ObjectRegistry()
+    var inserted = ObjectSet()
+    var updated = ObjectSet()
+    var deleted = ObjectSet()
+    /// Objects with problems recorded by APIs that cannot throw, kept alive until reported.
+    var problemObjects = ObjectSet()
+    /// Problems not tied to an object.
+    var contextProblems: [StrataError] = []
+    /// Objects held strongly because `retainsRegisteredObjects` is on.
+    var retained: [ObjectIdentifier: ManagedObject] = [:]
+    /// Whether a save is running (saves are not re-entrant).
+    var isSaving = false
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// A store added to a coordinator (Core Data's `NSPersistentStore`). Thread-safe.
+public final class PersistentStore: @unchecked Sendable, CustomStringConvertible {
+    // @unchecked Sendable: immutable except `coordinator` (a weak reference set once at creation).
+    /// Keys of the metadata dictionary that Strata maintains.
+    public enum MetadataKey {
+        /// The store's unique identifier (`NSStoreUUIDKey`).
+        public static let storeUUID = "NSStoreUUID"
+        /// The store type's name (`NSStoreTypeKey`).
+        public static let storeType = "NSStoreType"
+        /// The hex version hash of the model the store was made with.
+        public static let modelVersionHash = "StrataModelVersionHash"
+        /// `[entity name: hex version hash]` of the model the store was made with.
+        public static let entityVersionHashes = "NSStoreModelVersionHashes"
+    }
+
+    /// The store's type.
+    public let type: StoreType
+    /// The store file, or `nil` for in-memory stores.
+    public let url: URL?
+    /// The configuration (group of entities) the store holds; `nil` for all entities.
+    public let configurationName: String?
+    /// The options the store was added with.
+    public let options: [String: any Sendable]
+    /// The coordinator the store belongs to.
+    public internal(set) weak var persistentStoreCoordinator: PersistentStoreCoordinator?
+    let backend: any StoreBackend
+    let entities: Set<ObjectIdentifier>
+
+    init(type: StoreType, url: URL?, configurationName: String?, options: [String: any Sendable], backend: any StoreBackend, entities: [EntityDescription]) {
+        self.type = type
+        self.url = url
+        self.configurationName = configurationName
+        self.options = options
+        self.backend = backend
+        self.entities = Set(entities.map(ObjectIdentifier.init))
+    }
+
+    /// The store's unique identifier (kept in its metadata).
+    public var identifier: String { backend.token.identifier }
+
+    /// Whether the store was opened read-only.
+    public var isReadOnly: Bool { (options[PersistentStoreOption.readOnly] as? Bool) ?? false }
+
+    /// The store's metadata: its identifier, type, model version hashes and app values.
+    public var metadata: [String: any Sendable] { backend.metadata() }
+
+    /// Whether the store holds objects of `entity`.
+    func holds(_ entity: EntityDescription) -> Bool { entities.contains(ObjectIdentifier(entity)) }
+
+    public var description: String {
+        "<PersistentStore \(type.rawValue) \(url?.path ?? "(memory)") id=\(identifier)>"
+    }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import StrataSQLite
+import Synchronization
+
+/// Bridges a managed object model and its persistent stores (Core Data's
+/// `NSPersistentStoreCoordinator`).
+///
+/// The coordinator is thread-safe: any number of contexts on any queues use it at once. Reads
+/// go to the stores' reader connections in parallel; each root-context save is one transaction
+/// on the store's writer.
+public final class PersistentStoreCoordinator: @unchecked Sendable {
+    // @unchecked Sendable: the store list is guarded by `storesState`; the model is frozen.
+    /// The model the coordinator uses (frozen once a store is added).
+    public let managedObjectModel: ManagedObjectModel
+    private let storesState = Mutex<[PersistentStore]>([])
+    /// Observers of the SQL the coordinator's stores run (test support).
+    package let sqlObservers = SQLObservers()
+    /// A name for debugging.
+    public let name: String?
+
+    /// Creates a coordinator for `model`. The model is checked and frozen when the first store is added.
+    public init(managedObjectModel model: ManagedObjectModel, name: String? = nil) {
+        self.managedObjectModel = model
+        self.name = name
+    }
+
+    /// The stores added so far.
+    public var persistentStores: [PersistentStore] { storesState.withLock { $0 } }
+
+    /// Adds a store and returns it. For `.sqlite`, `url` is the database file (created when
+    /// missing, with its folder). Throws when the model has problems, the file is not a Strata
+    /// store, is damaged, or was made with a different model (134080). Callable from any thread.
+    @discardableResult
+    public func addPersistentStore(
+        type: StoreType = .sqlite, configuration: String? = nil, at url: URL? = nil, options: [String: any Sendable]? = nil
+    ) throws -> PersistentStore {
+        try managedObjectModel.freeze()
+        let options = options ?? [:]
+        let entities = managedObjectModel.entities(forConfigurationName: configuration)
+        let backend: any StoreBackend
+        switch type {
+        case .sqlite:
+            guard let url else {
+                throw StrataError(code: StrataError.Code.persistentStoreInvalidType, message: "A SQLite store needs a file URL")
+            }
+            if let existing = persistentStores.first(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
+                throw StrataError(code: StrataError.Code.persistentStoreOpen, message: "The store at this URL is already added to this coordinator (\(existing.identifier))", url: url)
+            }
+            backend = try SQLiteStore(url: url, model: managedObjectModel, configuration: Self.sqliteConfiguration(options), observers: sqlObservers)
+        case .inMemory:
+            backend = InMemoryStore(model: managedObjectModel)
+        default:
+            throw StrataError(code: StrataError.Code.persistentStoreInvalidType, message: "Unknown store type '\(type.rawValue)' (use .sqlite or .inMemory)", url: url)
+        }
+        let store = PersistentStore(type: type, url: url, configurationName: configuration, options: options, backend: backend, entities: entities)
+        store.persistentStoreCoordinator = self
+        storesState.withLock { $0.append(store) }
+        return store
+    }
+
+    static func sqliteConfiguration(_ options: [String: any Sendable]) -> SQLiteStoreConfiguration {
+        var configuration = SQLiteStoreConfiguration()
+        if let readOnly = options[PersistentStoreOption.readOnly] as? Bool { configuration.readOnly = readOnly }
+        if let timeout = options[PersistentStoreOption.timeout] as? TimeInterval { configuration.busyTimeout = timeout }
+        if let timeout = options[PersistentStoreOption.timeout] as? Int { configuration.busyTimeout = TimeInterval(timeout) }
+        if let pragmas = options[PersistentStoreOption.sqlitePragmas] as? [String: String] { configuration.pragmas = pragmas }
+        if let mode = (options[PersistentStoreOption.journalMode] as? String)?.uppercased() {
+            configuration.journalMode = mode == "WAL" ? .wal : .rollback
+        }
+        if let level = (options[PersistentStoreOption.synchronous] as? String)?.uppercased(), let value = SQLiteConfiguration.Synchronous(rawValue: level) {
+            configuration.synchronous = value
+        }
+        if let readers = options[PersistentStoreOption.maximumReaders] as? Int { configuration.maximumReaders = readers }
+        if let shows = options[PersistentStoreOption.showsArgumentsInErrors] as? Bool { configuration.showsArgumentsInErrors = shows }
+        if let records = options[PersistentStoreOption.recordsSQL] as? Bool { configuration.recordsSQL = records }
+        return configuration
+    }
+
+    /// Removes a store; its connections close. Objects of it in contexts become unusable.
+    public func remove(_ store: PersistentStore) throws {
+        let removed = storesState.withLock { stores -> Bool in
+            guard let index = stores.firstIndex(where: { $0 === store }) else { return false }
+            stores.remove(at: index)
+            return true
+        }
+        guard removed else {
+            throw StrataError(code: StrataError.Code.persistentStoreOperation, message: "The store does not belong to this coordinator", url: store.url)
+        }
+        store.backend.close()
+    }
+
+    /// The store at `url`, if added.
+    public func persistentStore(for url: URL) -> PersistentStore? {
+        persistentStores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }
+    }
+
+    /// The ID named by a URI from `ManagedObjectID.uriRepresentation()`, if it belongs to one of
+    /// this coordinator's stores and names a known entity. Callable from any thread.
+    public func managedObjectID(forURIRepresentation url: URL) -> ManagedObjectID? {
+        guard url.scheme == "x-coredata", let host = url.host else { return nil }
+        let parts = url.path.split(separator: "/").map(String.init)
+        guard parts.count == 2, parts[1].hasPrefix("p"), let pk = Int64(parts[1].dropFirst()),
+              let entity = managedObjectModel.entitiesByName[parts[0]],
+              let store = persistentStores.first(where: { $0.identifier == host })
+        else { return nil }
+        return ManagedObjectID(entity: entity, primaryKey: pk, store: store.backend.token)
+    }
+
+    /// The metadata of `store`.
+    public func metadata(for store: PersistentStore) -> [String: any Sendable] { store.metadata }
+
+    /// Replaces the app-defined metadata of `store` (Strata's own keys are kept) and writes it.
+    public func setMetadata(_ metadata: [String: any Sendable], for store: PersistentStore) throws {
+        try store.backend.setMetadata(metadata)
+    }
+
+    /// Reads a SQLite store's metadata without adding it.
+    public static func metadataForPersistentStore(type: StoreType = .sqlite, at url: URL) throws -> [String: any Sendable] {
+        guard type == .sqlite else {
+            throw StrataError(code: StrataError.Code.persistentStoreInvalidType, message: "Only SQLite stores have metadata on disk", url: url)
+        }
+        do {
+            var options = SQLiteConfiguration()
+            options.readOnly = true
+            let connection = try SQLiteConnection(path: url.path, configuration: options)
+            return try SQLiteStore.readMetadata(on: connection, url: url)
+        } catch {
+            throw StrataError.wrapping(error, while: "Reading the store's metadata", url: url, defaultCode: StrataError.Code.persistentStoreOpen)
+        }
+    }
+
+    // MARK: Routing
+
+    /// The store holding objects of `entity` (the first added whose configuration includes it).
+    func store(for entity: EntityDescription) throws -> PersistentStore {
+        let stores = persistentStores
+        if let store = stores.first(where: { $0.holds(entity) }) { return store }
+        if stores.isEmpty {
+            throw StrataError(code: StrataError.Code.coreData, message: "The coordinator has no persistent store: add one (or load the container's stores) before fetching or saving", entityName: entity.name)
+        }
+        throw StrataError(code: StrataError.Code.coreData, message: "No store of this coordinator holds entity '\(entity.name)' (check the stores' configurations)", entityName: entity.name)
+    }
+
+    func store(for id: ManagedObjectID) throws -> PersistentStore {
+        if let token = id.store, let store = persistentStores.first(where: { $0.backend.token === token }) { return store }
+        return try store(for: id.entity)
+    }
+}
+
+extension PersistentStoreCoordinator: ParentStore {
+    var rootCoordinator: PersistentStoreCoordinator? { self }
+
+    func fetchRows(_ plan: FetchPlan) throws -> [RowSnapshot] {
+        try store(for: plan.entity).backend.fetchRows(plan)
+    }
+
+    func fetchIDs(_ plan: FetchPlan) throws -> [ManagedObjectID] {
+        try store(for: plan.entity).backend.fetchIDs(plan)
+    }
+
+    func count(_ plan: FetchPlan) throws -> Int {
+        try store(for: plan.entity).backend.count(plan)
+    }
+
+    func snapshots(for ids: [ManagedObjectID]) throws -> [RowSnapshot] {
+        let stores = persistentStores
+        if stores.count == 1, let only = stores.first { return try only.backend.snapshots(for: ids) }
+        var grouped: [ObjectIdentifier: (PersistentStore, [ManagedObjectID])] = [:]
+        for id in ids {
+            let store = try store(for: id)
+            grouped[ObjectIdentifier(store), default: (store, [])].1.append(id)
+        }
+        return try grouped.values.flatMap { try $0.0.backend.snapshots(for: $0.1) }
+    }
+
+    func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [ManagedObjectID]] {
+        guard let first = ids.first else { return [:] }
+        return try store(for: first).backend.toManyIDs(of: ids, relationship: relationship)
+    }
+
+    func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
+        let stores = persistentStores
+        if stores.count <= 1 {
+            guard let store = stores.first else {
+                throw StrataError(code: StrataError.Code.persistentStoreSave, message: "The coordinator has no persistent store to save to")
+            }
+            return try store.backend.save(changes)
+        }
+        // Several stores: split by store; each part is its own transaction.
+        var parts: [ObjectIdentifier: (PersistentStore, StoreChangeSet)] = [:]
+        func part(_ id: ManagedObjectID) throws -> ObjectIdentifier {
+            let store = id.isTemporaryID ? try store(for: id.entity) : try store(for: id)
+            let key = ObjectIdentifier(store)
+            if parts[key] == nil { parts[key] = (store, StoreChangeSet()) }
+            return key
+        }
+        for insert in changes.inserts { parts[try part(insert.objectID)]?.1.inserts.append(insert) }
+        for update in changes.updates { parts[try part(update.objectID)]?.1.updates.append(update) }
+        for deletion in changes.deletes { parts[try part(deletion.objectID)]?.1.deletes.append(deletion) }
+        for change in changes.toManyChanges { parts[try part(change.owner)]?.1.toManyChanges.append(change) }
+        var result = StoreSaveResult()
+        for (store, part) in parts.values {
+            let partial = try store.backend.save(part)
+            result.permanentIDs.merge(partial.permanentIDs) { $1 }
+            result.versions.merge(partial.versions) { $1 }
+        }
+        return result
+    }
+
+    func obtainPermanentIDs(for temporaryIDs: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] {
+        var byEntityRoot: [ObjectIdentifier: [ManagedObjectID]] = [:]
+        for id in temporaryIDs where id.isTemporaryID {
+            byEntityRoot[ObjectIdentifier(id.entity.rootEntity), default: []].append(id)
+        }
+        var result: [ManagedObjectID: ManagedObjectID] = [:]
+        for ids in byEntityRoot.values {
+            guard let first = ids.first else { continue }
+            let store = try store(for: first.entity)
+            let keys = try store.backend.allocatePrimaryKeys(for: first.entity, count: ids.count)
+            for (id, key) in zip(ids, keys) {
+                result[id] = ManagedObjectID(entity: id.entity, primaryKey: key, store: store.backend.token)
+            }
+        }
+        return result
+    }
+}

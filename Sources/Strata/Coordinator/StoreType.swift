@@ -1,0 +1,37 @@
+/// The kind of a persistent store (Core Data's `NSPersistentStore.StoreType`).
+public struct StoreType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The type's name, as recorded in store metadata.
+    public let rawValue: String
+
+    /// Creates a store type from its name.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// An embedded SQLite database file (the default): WAL, one writer and a pool of readers.
+    public static let sqlite = StoreType(rawValue: "SQLite")
+    /// A store kept in memory only; same observable behaviour, gone when the process ends.
+    public static let inMemory = StoreType(rawValue: "InMemory")
+
+    public var description: String { rawValue }
+}
+
+/// Option keys for `addPersistentStore(type:configuration:at:options:)` and
+/// `PersistentStoreDescription.setOption(_:forKey:)`. Core Data's keys keep Core Data's names.
+public enum PersistentStoreOption {
+    /// `Bool`: open the store read-only; saves then fail with a clear error.
+    public static let readOnly = "NSReadOnlyPersistentStoreOption"
+    /// `TimeInterval` (seconds): how long a write waits for another process's lock before a
+    /// timeout error (134090). Default 5.
+    public static let timeout = "NSPersistentStoreTimeoutOption"
+    /// `[String: String]`: extra `PRAGMA name = value` statements run on every connection.
+    public static let sqlitePragmas = "NSSQLitePragmasOption"
+    /// `String`: `"WAL"` (default) or `"DELETE"` (rollback journal).
+    public static let journalMode = "StrataJournalModeOption"
+    /// `String`: `"OFF"`, `"NORMAL"` (default), `"FULL"` or `"EXTRA"`.
+    public static let synchronous = "StrataSynchronousOption"
+    /// `Int`: the most reader connections the store opens (default 4).
+    public static let maximumReaders = "StrataMaximumReadersOption"
+    /// `Bool`: include bound values in error descriptions (off by default: they may hold user data).
+    public static let showsArgumentsInErrors = "StrataShowsArgumentsInErrorsOption"
+    /// `Bool`: report every statement to the coordinator's SQL observers (test support).
+    public static let recordsSQL = "StrataRecordsSQLOption"
+}

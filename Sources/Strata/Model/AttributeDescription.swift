@@ -1,0 +1,108 @@
+import Foundation
+
+/// An attribute of an entity: a named value of one ``AttributeType`` (Core Data's
+/// `NSAttributeDescription`).
+///
+/// ```swift
+/// AttributeDescription(name: "age", type: .integer16, isOptional: false, defaultValue: 0)
+/// ```
+/// Configure it before the model is used; read it from any queue.
+public final class AttributeDescription: PropertyDescription, @unchecked Sendable {
+    private var _type: AttributeType
+    private var _defaultValue: (any Sendable)?
+    private var _valueTransformerName: String?
+    private var _minValue: (any Sendable)?
+    private var _maxValue: (any Sendable)?
+    private var _minLength: Int?
+    private var _maxLength: Int?
+    private var _regularExpression: String?
+    private var _allowsExternalBinaryDataStorage = false
+
+    /// Creates an attribute. `isOptional` defaults to true, as in Core Data.
+    public init(name: String, type: AttributeType, isOptional: Bool = true, defaultValue: (any Sendable)? = nil) {
+        self._type = type
+        self._defaultValue = defaultValue
+        super.init(name: name, isOptional: isOptional)
+    }
+
+    /// The type of the attribute's values.
+    public var type: AttributeType {
+        get { _type }
+        set { mutate("type") { _type = newValue } }
+    }
+
+    /// The value a newly inserted object starts with (converted to the attribute's type).
+    public var defaultValue: (any Sendable)? {
+        get { _defaultValue }
+        set { mutate("defaultValue") { _defaultValue = newValue } }
+    }
+
+    /// For `transformable` attributes: the name the transformer was registered under with
+    /// ``AttributeValueTransformers/register(_:forName:)``. `nil` uses the property-list
+    /// transformer (``AttributeValueTransformers/propertyListTransformerName``).
+    public var valueTransformerName: String? {
+        get { _valueTransformerName }
+        set { mutate("valueTransformerName") { _valueTransformerName = newValue } }
+    }
+
+    /// Smallest allowed value (numbers and dates), checked at save.
+    public var minValue: (any Sendable)? {
+        get { _minValue }
+        set { mutate("minValue") { _minValue = newValue } }
+    }
+
+    /// Largest allowed value (numbers and dates), checked at save.
+    public var maxValue: (any Sendable)? {
+        get { _maxValue }
+        set { mutate("maxValue") { _maxValue = newValue } }
+    }
+
+    /// Smallest allowed length in characters (strings) or bytes (binary data), checked at save.
+    public var minLength: Int? {
+        get { _minLength }
+        set { mutate("minLength") { _minLength = newValue } }
+    }
+
+    /// Largest allowed length in characters (strings) or bytes (binary data), checked at save.
+    public var maxLength: Int? {
+        get { _maxLength }
+        set { mutate("maxLength") { _maxLength = newValue } }
+    }
+
+    /// A regular expression (NSRegularExpression syntax) the whole string must match at save.
+    public var regularExpression: String? {
+        get { _regularExpression }
+        set { mutate("regularExpression") { _regularExpression = newValue } }
+    }
+
+    /// Accepted for compatibility with Core Data models; Strata always stores data in the row.
+    public var allowsExternalBinaryDataStorage: Bool {
+        get { _allowsExternalBinaryDataStorage }
+        set { mutate("allowsExternalBinaryDataStorage") { _allowsExternalBinaryDataStorage = newValue } }
+    }
+
+    /// The name of the Swift type of the attribute's values (Core Data's `attributeValueClassName`).
+    public var attributeValueClassName: String? {
+        switch _type {
+        case .integer16: return "Int16"
+        case .integer32: return "Int32"
+        case .integer64: return "Int64"
+        case .decimal: return "Decimal"
+        case .double: return "Double"
+        case .float: return "Float"
+        case .string: return "String"
+        case .boolean: return "Bool"
+        case .date: return "Date"
+        case .binaryData: return "Data"
+        case .uuid: return "UUID"
+        case .uri: return "URL"
+        case .objectID: return "ManagedObjectID"
+        case .transformable, .undefined: return nil
+        }
+    }
+
+    override func appendVersionHashInputs(to hash: inout StableHash) {
+        super.appendVersionHashInputs(to: &hash)
+        hash.combine(_type.rawValue)
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+
+/// An entity: a kind of object, with its properties, its class and its place in an inheritance
+/// tree (Core Data's `NSEntityDescription`).
+///
+/// ```swift
+/// let person = EntityDescription(name: "Person", managedObjectClass: Person.self)
+/// person.properties = [AttributeDescription(name: "name", type: .string)]
+/// ```
+/// Configure it before the model is used; once frozen it is immutable and may be read from any
+/// queue.
+public final class EntityDescription: @unchecked Sendable, Hashable, CustomStringConvertible {
+    // @unchecked Sendable: mutable only before the model freezes (enforced by `mutate`), read-only after.
+    private var _name: String
+    private var _managedObjectClass: ManagedObject.Type
+    private var _properties: [PropertyDescription] = []
+    private var _isAbstract = false
+    private var _subentities: [EntityDescription] = []
+    private var _uniquenessConstraints: [[String]] = []
+    private var _userInfo: [String: any Sendable] = [:]
+    private var _versionHashModifier: String?
+    private var _renamingIdentifier: String?
+
+    /// The entity this one inherits from; set through the parent's `subentities`.
+    public internal(set) weak var superentity: EntityDescription?
+    /// The model the entity belongs to.
+    public internal(set) weak var managedObjectModel: ManagedObjectModel?
+
+    /// Resolved slots and inheritance facts, computed when the model freezes.
+    var layoutStorage: EntityLayout?
+
+    /// Creates an entity whose objects are instances of `managedObjectClass`.
+    public init(name: String, managedObjectClass: ManagedObject.Type = ManagedObject.self) {
+        self._name = name
+        self._managedObjectClass = managedObjectClass
+    }
+
+    func mutate(_ what: String, _ change: () -> Void) {
+        if let model = managedObjectModel, model.isFrozen {
+            writeToStandardError("Strata: ignored change of \(what) of entity '\(_name)': the model is in use and can no longer be edited")
+            return
+        }
+        change()
+    }
+
+    /// The entity's name, unique in its model.
+    public var name: String {
+        get { _name }
+        set { mutate("name") { _name = newValue } }
+    }
+
+    /// The class instantiated for the entity's objects.
+    public var managedObjectClass: ManagedObject.Type {
+        get { _managedObjectClass }
+        set { mutate("managedObjectClass") { _managedObjectClass = newValue } }
+    }
+
+    /// The name of `managedObjectClass`.
+    public var managedObjectClassName: String { String(describing: _managedObjectClass) }
+
+    /// The properties declared on this entity (not the inherited ones).
+    public var properties: [PropertyDescription] {
+        get { _properties }
+        set {
+            mutate("properties") {
+                _properties = newValue
+                for property in newValue { property.entity = self }
+            }
+        }
+    }
+
+    /// Whether the entity can have no instances of its own (only of its subentities).
+    public var isAbstract: Bool {
+        get { _isAbstract }
+        set { mutate("isAbstract") { _isAbstract = newValue } }
+    }
+
+    /// The entities that inherit from this one.
+    public var subentities: [EntityDescription] {
+        get { _subentities }
+        set {
+            mutate("subentities") {
+                for old in _subentities where old.superentity === self { old.superentity = nil }
+                _subentities = newValue
+                for sub in newValue { sub.superentity = self }
+            }
+        }
+    }
+
+    /// Sets of attribute names whose combined values must be unique among the entity's objects.
+    public var uniquenessConstraints: [[String]] {
+        get { _uniquenessConstraints }
+        set { mutate("uniquenessConstraints") { _uniquenessConstraints = newValue } }
+    }
+
+    /// Free-form information for the app.
+    public var userInfo: [String: any Sendable] {
+        get { _userInfo }
+        set { mutate("userInfo") { _userInfo = newValue } }
+    }
+
+    /// A string mixed into the version hash.
+    public var versionHashModifier: String? {
+        get { _versionHashModifier }
+        set { mutate("versionHashModifier") { _versionHashModifier = newValue } }
+    }
+
+    /// The entity's name in the previous model version (for migration).
+    public var renamingIdentifier: String? {
+        get { _renamingIdentifier }
+        set { mutate("renamingIdentifier") { _renamingIdentifier = newValue } }
+    }
+
+    // MARK: Lookups (including inherited properties)
+
+    /// All properties, inherited ones first.
+    public var allProperties: [PropertyDescription] {
+        if let layout = layoutStorage { return layout.allProperties }
+        return (superentity?.allProperties ?? []) + _properties
+    }
+
+    /// Every property by name, inherited ones included.
+    public var propertiesByName: [String: PropertyDescription] {
+        if let layout = layoutStorage { return layout.propertiesByName }
+        var result: [String: PropertyDescription] = [:]
+        for property in allProperties { result[property.name] = property }
+        return result
+    }
+
+    /// Every attribute by name, inherited ones included.
+    public var attributesByName: [String: AttributeDescription] {
+        propertiesByName.compactMapValues { $0 as? AttributeDescription }
+    }
+
+    /// Every relationship by name, inherited ones included.
+    public var relationshipsByName: [String: RelationshipDescription] {
+        propertiesByName.compactMapValues { $0 as? RelationshipDescription }
+    }
+
+    /// The relationships whose destination is `entity` (or one of its ancestors).
+    public func relationships(forDestination entity: EntityDescription) -> [RelationshipDescription] {
+        allProperties.compactMap { $0 as? RelationshipDescription }.filter {
+            guard let destination = $0.destinationEntity else { return false }
+            return entity.isKindOf(entity: destination)
+        }
+    }
+
+    /// Whether this entity is `entity` or inherits from it.
+    public func isKindOf(entity: EntityDescription) -> Bool {
+        var current: EntityDescription? = self
+        while let candidate = current {
+            if candidate === entity { return true }
+            current = candidate.superentity
+        }
+        return false
+    }
+
+    /// The top of this entity's inheritance tree.
+    public var rootEntity: EntityDescription {
+        var current = self
+        while let parent = current.superentity { current = parent }
+        return current
+    }
+
+    /// A stable hash of what makes stored data of this entity compatible: its name, its
+    /// ancestors, and the version hashes of its properties.
+    public var versionHash: Data {
+        var hash = StableHash()
+        hash.combine("entity")
+        hash.combine(_name)
+        hash.combine(superentity?.name ?? "")
+        hash.combine(_isAbstract ? "abstract" : "concrete")
+        hash.combine(_versionHashModifier ?? "")
+        for property in _properties.sorted(by: { $0.name < $1.name }) {
+            hash.combine(property.versionHash)
+        }
+        for constraint in _uniquenessConstraints { hash.combine(constraint.joined(separator: ",")) }
+        return hash.data
+    }
+
+    // MARK: Core Data conveniences
+
+    /// Looks up an entity by name in the model of `context`'s coordinator. Callable from any queue.
+    public static func entity(forEntityName name: String, in context: ManagedObjectContext) -> EntityDescription? {
+        context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[name]
+    }
+
+    /// Inserts a new object of the named entity into `context`. Throws an error naming the entity
+    /// if the model has no such entity. Call it on the context's queue.
+    @discardableResult
+    public static func insertNewObject(forEntityName name: String, into context: ManagedObjectContext) throws -> ManagedObject {
+        guard let entity = entity(forEntityName: name, in: context) else {
+            throw StrataError(code: StrataError.Code.coreData, message: "The model has no entity named '\(name)'", entityName: name)
+        }
+        return try context.insertNewObject(of: entity)
+    }
+
+    public static func == (lhs: EntityDescription, rhs: EntityDescription) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    public var description: String { "EntityDescription(\(_name))" }
+}

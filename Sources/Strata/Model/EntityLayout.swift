@@ -1,0 +1,132 @@
+import Foundation
+import StrataSQLite
+
+/// Where each property of an entity lives in a managed object's storage.
+enum PropertySlot: Sendable, Equatable {
+    /// A stored attribute: index into the object's attribute values and the row snapshot.
+    case attribute(Int)
+    /// A transient attribute: index into the object's transient values.
+    case transient(Int)
+    /// A to-one relationship: index into the object's to-one values and the row snapshot.
+    case toOne(Int)
+    /// A to-many relationship: index into the object's to-many values.
+    case toMany(Int)
+    /// A fetched property: index into the entity's fetched properties.
+    case fetched(Int)
+}
+
+/// The resolved, immutable shape of a frozen entity: slots for every property (inherited first,
+/// so an ancestor's slot numbers stay valid in every descendant), its entity code and its
+/// inheritance facts. Computed once when the model freezes.
+final class EntityLayout: @unchecked Sendable {
+    // @unchecked Sendable: immutable after construction; `entity` is owned by the entity itself.
+    unowned let entity: EntityDescription
+    let code: Int64
+    let allProperties: [PropertyDescription]
+    let propertiesByName: [String: PropertyDescription]
+    let slots: [String: PropertySlot]
+    let storedAttributes: [AttributeDescription]
+    let transientAttributes: [AttributeDescription]
+    let toOneRelationships: [RelationshipDescription]
+    let toManyRelationships: [RelationshipDescription]
+    let fetchedProperties: [FetchedPropertyDescription]
+    /// This entity's code and those of all its descendants.
+    let descendantCodes: [Int64]
+    let hasSubentities: Bool
+    /// Stored defaults of the stored attributes, by slot (a default that does not convert is
+    /// nil here; the model check reports it before the model is used).
+    let defaultValues: ContiguousArray<SQLiteValue>
+    /// Defaults of the transient attributes, by slot.
+    let transientDefaults: [Any?]
+
+    init(entity: EntityDescription, code: Int64, descendantCodes: [Int64]) {
+        self.entity = entity
+        self.code = code
+        self.descendantCodes = descendantCodes
+        self.hasSubentities = !entity.subentities.isEmpty
+        var chain: [EntityDescription] = []
+        var current: EntityDescription? = entity
+        while let candidate = current {
+            chain.insert(candidate, at: 0)
+            current = candidate.superentity
+        }
+        let all = chain.flatMap(\.properties)
+        allProperties = all
+        var byName: [String: PropertyDescription] = [:]
+        var slots: [String: PropertySlot] = [:]
+        var stored: [AttributeDescription] = []
+        var transient: [AttributeDescription] = []
+        var toOne: [RelationshipDescription] = []
+        var toMany: [RelationshipDescription] = []
+        var fetched: [FetchedPropertyDescription] = []
+        for property in all {
+            byName[property.name] = property
+            switch property {
+            case let attribute as AttributeDescription:
+                if attribute.isTransient {
+                    slots[attribute.name] = .transient(transient.count)
+                    transient.append(attribute)
+                } else {
+                    slots[attribute.name] = .attribute(stored.count)
+                    stored.append(attribute)
+                }
+            case let relationship as RelationshipDescription:
+                if relationship.isToMany {
+                    slots[relationship.name] = .toMany(toMany.count)
+                    toMany.append(relationship)
+                } else {
+                    slots[relationship.name] = .toOne(toOne.count)
+                    toOne.append(relationship)
+                }
+            case let fetchedProperty as FetchedPropertyDescription:
+                slots[fetchedProperty.name] = .fetched(fetched.count)
+                fetched.append(fetchedProperty)
+            default:
+                break
+            }
+        }
+        self.propertiesByName = byName
+        self.slots = slots
+        self.storedAttributes = stored
+        self.transientAttributes = transient
+        self.toOneRelationships = toOne
+        self.toManyRelationships = toMany
+        self.fetchedProperties = fetched
+        self.defaultValues = ContiguousArray(stored.map { attribute -> SQLiteValue in
+            guard let value = attribute.defaultValue, case .success(let encoded) = AttributeCodec.encode(value, for: attribute) else { return .null }
+            return encoded
+        })
+        self.transientDefaults = transient.map { $0.defaultValue }
+    }
+
+    /// Builds the layouts of all entities. Codes are assigned 1…n in name order, so they are
+    /// the same for every model with the same entity names (the store also records them).
+    static func build(for entities: [EntityDescription]) -> [ObjectIdentifier: EntityLayout] {
+        let sorted = entities.sorted { $0.name < $1.name }
+        var codes: [ObjectIdentifier: Int64] = [:]
+        for (index, entity) in sorted.enumerated() { codes[ObjectIdentifier(entity)] = Int64(index + 1) }
+        func descendants(of entity: EntityDescription) -> [Int64] {
+            var result: [Int64] = []
+            if let code = codes[ObjectIdentifier(entity)] { result.append(code) }
+            for sub in entity.subentities { result += descendants(of: sub) }
+            return result
+        }
+        var layouts: [ObjectIdentifier: EntityLayout] = [:]
+        for entity in sorted {
+            guard let code = codes[ObjectIdentifier(entity)] else { continue }
+            layouts[ObjectIdentifier(entity)] = EntityLayout(entity: entity, code: code, descendantCodes: descendants(of: entity))
+        }
+        return layouts
+    }
+}
+
+extension EntityDescription {
+    /// The frozen layout. Every entity reaching a context or store belongs to a frozen model;
+    /// an entity that does not (a detached placeholder) gets an empty layout built on the spot.
+    var layout: EntityLayout {
+        if let layout = layoutStorage { return layout }
+        let detached = EntityLayout(entity: self, code: 0, descendantCodes: [0])
+        layoutStorage = detached
+        return detached
+    }
+}

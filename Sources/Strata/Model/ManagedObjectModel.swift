@@ -1,0 +1,194 @@
+import Foundation
+import Synchronization
+
+/// A managed object model: the entities of an app and how they relate (Core Data's
+/// `NSManagedObjectModel`).
+///
+/// Build it in code, check it with ``checkModel()``, and hand it to a coordinator or container.
+/// The first coordinator that uses it checks and freezes it: from then on it is immutable and
+/// may be shared by any number of coordinators and read from any queue.
+public final class ManagedObjectModel: @unchecked Sendable {
+    // @unchecked Sendable: mutable only before `freeze()`; the frozen flag and compiled facts are
+    // guarded by `state`.
+    private var _entities: [EntityDescription] = []
+    private var _configurations: [String: [String]] = [:]
+    private var _fetchRequestTemplates: [String: FetchRequestTemplate] = [:]
+    private var _versionIdentifiers: Set<String> = []
+    private let state = Mutex<FrozenState?>(nil)
+
+    struct FrozenState: @unchecked Sendable {
+        let entitiesByName: [String: EntityDescription]
+        let entitiesByCode: [Int64: EntityDescription]
+        let classToEntity: [ObjectIdentifier: EntityDescription]
+    }
+
+    /// Creates a model with `entities`; sub-entities reachable through `subentities` are added too.
+    public init(entities: [EntityDescription]) {
+        self.entities = entities
+    }
+
+    /// Creates an empty model.
+    public init() {}
+
+    /// Whether a coordinator has started using the model (it can no longer be edited).
+    public var isFrozen: Bool { state.withLock { $0 != nil } }
+
+    private func mutate(_ what: String, _ change: () -> Void) {
+        if isFrozen {
+            writeToStandardError("Strata: ignored change of \(what) of a model that is in use and can no longer be edited")
+            return
+        }
+        change()
+    }
+
+    /// All entities of the model, sub-entities included.
+    public var entities: [EntityDescription] {
+        get { _entities }
+        set {
+            mutate("entities") {
+                var seen = Set<ObjectIdentifier>()
+                var all: [EntityDescription] = []
+                func add(_ entity: EntityDescription) {
+                    guard seen.insert(ObjectIdentifier(entity)).inserted else { return }
+                    all.append(entity)
+                    entity.managedObjectModel = self
+                    for sub in entity.subentities { add(sub) }
+                }
+                for entity in newValue { add(entity) }
+                _entities = all
+            }
+        }
+    }
+
+    /// The entities by name.
+    public var entitiesByName: [String: EntityDescription] {
+        if let frozen = state.withLock({ $0 }) { return frozen.entitiesByName }
+        var result: [String: EntityDescription] = [:]
+        for entity in _entities where result[entity.name] == nil { result[entity.name] = entity }
+        return result
+    }
+
+    /// Free-form identifiers of this model version.
+    public var versionIdentifiers: Set<String> {
+        get { _versionIdentifiers }
+        set { mutate("versionIdentifiers") { _versionIdentifiers = newValue } }
+    }
+
+    /// Each entity's version hash by entity name.
+    public var entityVersionHashesByName: [String: Data] {
+        var result: [String: Data] = [:]
+        for entity in _entities { result[entity.name] = entity.versionHash }
+        return result
+    }
+
+    /// A stable hash of the whole model's storage shape: equal hashes mean a store made with one
+    /// model can be opened with the other.
+    public var versionHash: Data {
+        var hash = StableHash()
+        hash.combine("model")
+        for (name, entityHash) in entityVersionHashesByName.sorted(by: { $0.key < $1.key }) {
+            hash.combine(name)
+            hash.combine(entityHash)
+        }
+        return hash.data
+    }
+
+    // MARK: Configurations
+
+    /// The names of the model's configurations (groups of entities that live in one store).
+    public var configurations: [String] { _configurations.keys.sorted() }
+
+    /// The entities of a configuration; `nil` or an unknown name gives all entities.
+    public func entities(forConfigurationName name: String?) -> [EntityDescription] {
+        guard let name, let names = _configurations[name] else { return _entities }
+        let byName = entitiesByName
+        return names.compactMap { byName[$0] }
+    }
+
+    /// Sets the entities of a configuration.
+    public func setEntities(_ entities: [EntityDescription], forConfigurationName name: String) {
+        mutate("configurations") { _configurations[name] = entities.map(\.name) }
+    }
+
+    // MARK: Fetch request templates
+
+    /// Stores a fetch request under a name; its predicate may use `$VARIABLES`.
+    public func setFetchRequestTemplate(_ request: FetchRequest<ManagedObject>?, forName name: String) {
+        mutate("fetchRequestTemplates") {
+            _fetchRequestTemplates[name] = request.map { FetchRequestTemplate(request: $0) }
+        }
+    }
+
+    /// A copy of the template stored under `name`, or `nil`.
+    public func fetchRequestTemplate(forName name: String) -> FetchRequest<ManagedObject>? {
+        _fetchRequestTemplates[name]?.makeRequest()
+    }
+
+    /// The names of the stored templates.
+    public var fetchRequestTemplateNames: [String] { _fetchRequestTemplates.keys.sorted() }
+
+    /// A copy of the template `name` with `$VARIABLES` in its predicate replaced by
+    /// `variables`. Throws if there is no such template or a variable has no value.
+    public func fetchRequestFromTemplate(withName name: String, substitutionVariables variables: [String: Any]) throws -> FetchRequest<ManagedObject> {
+        guard let template = _fetchRequestTemplates[name] else {
+            throw StrataError(code: StrataError.Code.coreData, message: "The model has no fetch request template named '\(name)'")
+        }
+        let request = template.makeRequest()
+        if let predicate = request.predicate {
+            request.predicate = try predicate.substitutingVariables(variables)
+        }
+        return request
+    }
+
+    // MARK: Lookup
+
+    /// The entity whose `managedObjectClass` is exactly `type`, if any. Callable from any queue.
+    public func entity(for type: ManagedObject.Type) -> EntityDescription? {
+        if let frozen = state.withLock({ $0 }) { return frozen.classToEntity[ObjectIdentifier(type)] }
+        return _entities.first { $0.managedObjectClass == type }
+    }
+
+    func entity(forCode code: Int64) -> EntityDescription? {
+        state.withLock { $0?.entitiesByCode[code] }
+    }
+
+    // MARK: Checking and freezing
+
+    /// Checks the model and throws one ``StrataError`` (code 134060) listing every problem found:
+    /// duplicate or reserved names, unusable types, defaults that do not fit their type, unknown
+    /// transformers, broken relationships and inverses, inheritance cycles, bad constraints.
+    public func checkModel() throws {
+        let problems = ModelChecker(model: self).problems()
+        guard problems.isEmpty else {
+            throw StrataError(
+                code: StrataError.Code.coreData,
+                message: "The managed object model has \(problems.count) problem(s):\n" + problems.map { "  • " + $0.message }.joined(separator: "\n"),
+                underlyingErrors: problems)
+        }
+    }
+
+    /// Checks the model once and makes it immutable; later calls do nothing.
+    func freeze() throws {
+        if isFrozen { return }
+        try checkModel()
+        let layouts = EntityLayout.build(for: _entities)
+        var byName: [String: EntityDescription] = [:]
+        var byCode: [Int64: EntityDescription] = [:]
+        var byClass: [ObjectIdentifier: EntityDescription] = [:]
+        for entity in _entities {
+            entity.layoutStorage = layouts[ObjectIdentifier(entity)]
+            byName[entity.name] = entity
+            if let layout = entity.layoutStorage { byCode[layout.code] = entity }
+            if entity.managedObjectClass != ManagedObject.self {
+                // The most specific entity wins when several share a class.
+                let key = ObjectIdentifier(entity.managedObjectClass)
+                if byClass[key] == nil { byClass[key] = entity }
+            }
+        }
+        state.withLock { current in
+            if current == nil {
+                current = FrozenState(entitiesByName: byName, entitiesByCode: byCode, classToEntity: byClass)
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// A property of an entity: the common superclass of ``AttributeDescription``,
+/// ``RelationshipDescription``, ``FetchedPropertyDescription`` and ``ExpressionDescription``
+/// (Core Data's `NSPropertyDescription`).
+///
+/// Descriptions are configured from one thread before the model is used; once a coordinator
+/// uses the model it is frozen, and setters print a warning and change nothing (Core Data
+/// raises an exception there). Frozen descriptions are immutable and safe to read from any queue.
+public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
+    // @unchecked Sendable: mutable only before the model freezes (enforced by `mutate`), read-only after.
+    private var _name: String
+    private var _isOptional: Bool
+    private var _isTransient: Bool = false
+    private var _userInfo: [String: any Sendable] = [:]
+    private var _versionHashModifier: String?
+    private var _renamingIdentifier: String?
+    private var _validationPredicates: [ObjectPredicate] = []
+    private var _validationWarnings: [String] = []
+
+    /// The entity the property belongs to; set when it is added to an entity's `properties`.
+    public internal(set) weak var entity: EntityDescription?
+
+    init(name: String, isOptional: Bool) {
+        self._name = name
+        self._isOptional = isOptional
+    }
+
+    /// Applies a change unless the model is frozen (then warns and ignores it).
+    func mutate(_ what: String, _ change: () -> Void) {
+        if let model = entity?.managedObjectModel, model.isFrozen {
+            writeToStandardError("Strata: ignored change of \(what) of property '\(_name)': the model is in use and can no longer be edited")
+            return
+        }
+        change()
+    }
+
+    /// The property's name, unique within its entity and the entity's ancestors.
+    public var name: String {
+        get { _name }
+        set { mutate("name") { _name = newValue } }
+    }
+
+    /// Whether the property may be nil (or, for to-many relationships, empty) when saved.
+    public var isOptional: Bool {
+        get { _isOptional }
+        set { mutate("isOptional") { _isOptional = newValue } }
+    }
+
+    /// Whether the property is tracked in memory but never stored.
+    public var isTransient: Bool {
+        get { _isTransient }
+        set { mutate("isTransient") { _isTransient = newValue } }
+    }
+
+    /// Free-form information for the app.
+    public var userInfo: [String: any Sendable] {
+        get { _userInfo }
+        set { mutate("userInfo") { _userInfo = newValue } }
+    }
+
+    /// A string mixed into the version hash, to force a new version without a schema change.
+    public var versionHashModifier: String? {
+        get { _versionHashModifier }
+        set { mutate("versionHashModifier") { _versionHashModifier = newValue } }
+    }
+
+    /// The name of this property in the previous model version (for migration).
+    public var renamingIdentifier: String? {
+        get { _renamingIdentifier }
+        set { mutate("renamingIdentifier") { _renamingIdentifier = newValue } }
+    }
+
+    /// Predicates the value must satisfy at save, evaluated with the value as `SELF`; each
+    /// failure reports the warning at the same index (Core Data's validation predicates).
+    public var validationPredicates: [ObjectPredicate] { _validationPredicates }
+
+    /// The messages reported when the matching validation predicate fails.
+    public var validationWarnings: [String] { _validationWarnings }
+
+    /// Sets the validation predicates and their messages (Core Data's
+    /// `setValidationPredicates(_:withValidationWarnings:)`).
+    public func setValidationPredicates(_ predicates: [ObjectPredicate], withValidationWarnings warnings: [String]) {
+        mutate("validationPredicates") {
+            _validationPredicates = predicates
+            _validationWarnings = warnings
+        }
+    }
+
+    /// A stable hash of what makes stored data of this property compatible.
+    public var versionHash: Data {
+        var hash = StableHash()
+        appendVersionHashInputs(to: &hash)
+        return hash.data
+    }
+
+    func appendVersionHashInputs(to hash: inout StableHash) {
+        hash.combine(String(describing: Swift.type(of: self)))
+        hash.combine(_name)
+        hash.combine(_isOptional ? "optional" : "required")
+        hash.combine(_isTransient ? "transient" : "stored")
+        hash.combine(_versionHashModifier ?? "")
+    }
+
+    public var description: String { "\(Swift.type(of: self))(\(entity?.name ?? "?").\(_name))" }
+}

@@ -1,0 +1,207 @@
+import Foundation
+import StrataSQLite
+
+/// Key-value coding: reading and writing properties by name.
+///
+/// Attributes come back as their Swift types (`Int16`, `String`, `Date`, …), to-one
+/// relationships as `ManagedObject?`, unordered to-many relationships as `Set<ManagedObject>` and
+/// ordered ones as `[ManagedObject]`. All of it must run on the object's context's queue.
+extension ManagedObject {
+    /// The value of the property `key`, loading the object's values first if it is a fault.
+    /// An unknown key returns `nil` and records the problem for the next `save()`.
+    public func value(forKey key: String) -> Any? {
+        checkAccess("value(forKey:)")
+        guard let slot = entity.layout.slots[key] else {
+            recordUnknownKey(key, call: "value(forKey:)")
+            return nil
+        }
+        return value(at: slot)
+    }
+
+    /// Sets the property `key`, keeping relationship inverses in step. A value of the wrong type,
+    /// an unknown key or an unusable number is not stored: the problem is recorded and the next
+    /// `save()` throws it (this API cannot throw).
+    public func setValue(_ value: Any?, forKey key: String) {
+        checkAccess("setValue(_:forKey:)")
+        guard let slot = entity.layout.slots[key] else {
+            recordUnknownKey(key, call: "setValue(_:forKey:)")
+            return
+        }
+        setValue(value, at: slot, key: key, maintainingInverses: true)
+    }
+
+    /// The value at a dotted key path (`"department.name"`): each step through a to-one.
+    /// A to-many step returns the set (or array) of values of the rest of the path.
+    public func value(forKeyPath keyPath: String) -> Any? {
+        checkAccess("value(forKeyPath:)")
+        let components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        return KeyPathWalker.value(of: self, components: components[...])
+    }
+
+    /// The value of `key` without side effects on change tracking (Core Data's primitive
+    /// accessor); reads the same storage as `value(forKey:)`.
+    public func primitiveValue(forKey key: String) -> Any? {
+        checkAccess("primitiveValue(forKey:)")
+        guard let slot = entity.layout.slots[key] else {
+            recordUnknownKey(key, call: "primitiveValue(forKey:)")
+            return nil
+        }
+        return value(at: slot)
+    }
+
+    /// Sets `key` without maintaining relationship inverses (Core Data's primitive setter). The
+    /// change is still tracked and saved.
+    public func setPrimitiveValue(_ value: Any?, forKey key: String) {
+        checkAccess("setPrimitiveValue(_:forKey:)")
+        guard let slot = entity.layout.slots[key] else {
+            recordUnknownKey(key, call: "setPrimitiveValue(_:forKey:)")
+            return
+        }
+        setValue(value, at: slot, key: key, maintainingInverses: false)
+    }
+
+    /// The changed properties and their new values, since the object was loaded or last saved.
+    public func changedValues() -> [String: Any] {
+        checkAccess("changedValues()")
+        var result: [String: Any] = [:]
+        let layout = entity.layout
+        for index in changedMask.indexes {
+            guard let property = layout.property(atChangeIndex: index), let slot = layout.slots[property.name] else { continue }
+            if case .transient = slot { continue }
+            result[property.name] = value(at: slot) ?? NSNull()
+        }
+        return result
+    }
+
+    /// The values of `keys` (all stored properties when `nil`) as last loaded from or saved to
+    /// the parent store; `NSNull()` for nil. An inserted object has no committed values.
+    public func committedValues(forKeys keys: [String]?) -> [String: Any] {
+        checkAccess("committedValues(forKeys:)")
+        guard let snapshot else { return [:] }
+        let layout = entity.layout
+        let names = keys ?? (layout.storedAttributes.map(\.name) + layout.toOneRelationships.map(\.name) + layout.toManyRelationships.map(\.name))
+        var result: [String: Any] = [:]
+        for name in names {
+            switch layout.slots[name] {
+            case .attribute(let slot)?:
+                let attribute = layout.storedAttributes[slot]
+                result[name] = slot < snapshot.attributes.count ? (AttributeCodec.decode(snapshot.attributes[slot], for: attribute) ?? NSNull()) : NSNull()
+            case .toOne(let slot)?:
+                let id = slot < snapshot.toOne.count ? snapshot.toOne[slot] : nil
+                result[name] = id.map { link?.objectForRelationship($0) as Any } ?? NSNull()
+            case .toMany(let slot)?:
+                let relationship = layout.toManyRelationships[slot]
+                if let committed = committedToMany.indices.contains(slot) ? committedToMany[slot] : nil {
+                    let objects = committed.ids.compactMap { link?.objectForRelationship($0) }
+                    result[name] = relationship.isOrdered ? objects as Any : Set(objects) as Any
+                }
+            default:
+                break
+            }
+        }
+        return result
+    }
+
+    // MARK: Slot access
+
+    func value(at slot: PropertySlot) -> Any? {
+        switch slot {
+        case .attribute(let index):
+            fireFaultIfNeeded()
+            guard index < attributeValues.count else { return nil }
+            return AttributeCodec.decode(attributeValues[index], for: entity.layout.storedAttributes[index])
+        case .transient(let index):
+            fireFaultIfNeeded()
+            return index < transientValues.count ? transientValues[index] : nil
+        case .toOne(let index):
+            fireFaultIfNeeded()
+            guard index < toOneValues.count, let id = toOneValues[index] else { return nil }
+            return link?.objectForRelationship(id)
+        case .toMany(let index):
+            let relationship = entity.layout.toManyRelationships[index]
+            let objects = toManyObjects(slot: index)
+            return relationship.isOrdered ? objects as Any : Set(objects) as Any
+        case .fetched(let index):
+            return fetchedPropertyValue(index: index)
+        }
+    }
+
+    func setValue(_ value: Any?, at slot: PropertySlot, key: String, maintainingInverses: Bool) {
+        if change == .deleted {
+            record(StrataError(code: StrataError.Code.managedObjectValidation, message: "'\(key)' was set on a deleted \(entity.name)", entityName: entity.name, key: key, objectID: objectID))
+            return
+        }
+        switch slot {
+        case .attribute(let index):
+            let attribute = entity.layout.storedAttributes[index]
+            switch AttributeCodec.encode(value, for: attribute) {
+            case .success(let stored):
+                fireFaultIfNeeded()
+                guard index < attributeValues.count else { return }
+                if attributeValues[index].isIdentical(to: stored) { return }
+                attributeValues[index] = stored
+                markChanged(slot)
+            case .failure(let problem):
+                record(StrataError(code: problem.code, message: problem.message, entityName: entity.name, key: key, objectID: objectID, valueDescription: value.map { String(describing: $0) }))
+            }
+        case .transient(let index):
+            fireFaultIfNeeded()
+            guard index < transientValues.count else { return }
+            transientValues[index] = AttributeCodec.unwrapOptional(value)
+            markChanged(slot)
+        case .toOne(let index):
+            let relationship = entity.layout.toOneRelationships[index]
+            guard let target = relationshipTarget(value, relationship: relationship) else { return }
+            setToOne(target, slot: index, maintainingInverse: maintainingInverses)
+        case .toMany(let index):
+            let relationship = entity.layout.toManyRelationships[index]
+            guard let targets = relationshipTargets(value, relationship: relationship) else { return }
+            replaceToMany(slot: index, with: targets, maintainingInverse: maintainingInverses)
+        case .fetched:
+            record(StrataError(code: StrataError.Code.managedObjectValidation, message: "Fetched property '\(entity.name).\(key)' is read-only", entityName: entity.name, key: key, objectID: objectID))
+        }
+    }
+
+    /// Marks a property changed and tells the context.
+    func markChanged(_ slot: PropertySlot) {
+        if let index = entity.layout.changeIndex(of: slot) { changedMask.insert(index) }
+        changedSinceWillSave = true
+        link?.objectDidChange(self)
+    }
+
+    /// Records a problem for the next save (for APIs that cannot throw).
+    func record(_ problem: StrataError) {
+        if let link {
+            link.recordProblem(problem, for: self)
+        } else {
+            recordedProblems.append(problem)
+        }
+    }
+
+    private func recordUnknownKey(_ key: String, call: String) {
+        record(StrataError(
+            code: StrataError.Code.managedObjectValidation,
+            message: "\(call): entity '\(entity.name)' has no property named '\(key)'",
+            entityName: entity.name, key: key, objectID: objectID))
+    }
+}
+
+/// Walks dotted key paths over objects, sets and arrays.
+enum KeyPathWalker {
+    static func value(of root: Any?, components: ArraySlice<String>) -> Any? {
+        guard let first = components.first else { return root }
+        let rest = components.dropFirst()
+        switch root {
+        case let object as ManagedObject:
+            return value(of: object.value(forKey: first), components: rest)
+        case let dictionary as [String: Any]:
+            return value(of: dictionary[first], components: rest)
+        case let set as Set<ManagedObject>:
+            return Set(set.compactMap { value(of: $0, components: components) as? AnyHashable })
+        case let array as [ManagedObject]:
+            return array.map { value(of: $0, components: components) as Any }
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,209 @@
+import Foundation
+import StrataSQLite
+
+/// The model's validation rules, applied at save.
+extension ManagedObject {
+    /// Validates every property; throws all failures at once (1560 when several).
+    func validateProperties() throws {
+        var errors: [StrataError] = []
+        let layout = entity.layout
+        for (slot, attribute) in layout.storedAttributes.enumerated() {
+            let stored = slot < attributeValues.count ? attributeValues[slot] : .null
+            errors += attributeErrors(attribute, stored: stored, value: nil, useStored: true)
+        }
+        for (slot, relationship) in layout.toOneRelationships.enumerated() {
+            let target = slot < toOneValues.count ? toOneValues[slot] : nil
+            if target == nil && !relationship.isOptional {
+                errors.append(failure(StrataError.Code.validationMissingMandatoryProperty, relationship.name, "\(entity.name).\(relationship.name) is required but has no object"))
+            }
+        }
+        for (slot, relationship) in layout.toManyRelationships.enumerated() {
+            // Unloaded relationships did not change: they passed when they were saved.
+            guard slot < toManyValues.count, let value = toManyValues[slot] else { continue }
+            errors += countErrors(relationship, count: value.count)
+        }
+        for property in layout.allProperties {
+            guard !property.validationPredicates.isEmpty, let slot = layout.slots[property.name] else { continue }
+            if case .toMany = slot, case .toMany(let index) = slot, index < toManyValues.count, toManyValues[index] == nil { continue }
+            errors += predicateErrors(property, value: value(at: slot))
+        }
+        if let error = StrataError.combining(errors) { throw error }
+    }
+
+    /// Refuses a delete while a `deny` relationship still holds objects.
+    func validateDenyRules() throws {
+        var errors: [StrataError] = []
+        let layout = entity.layout
+        for (slot, relationship) in layout.toOneRelationships.enumerated() where relationship.deleteRule == .deny {
+            if slot < toOneValues.count, let target = toOneValues[slot] {
+                errors.append(failure(StrataError.Code.validationRelationshipDeniedDelete, relationship.name, "\(entity.name) cannot be deleted: its relationship '\(relationship.name)' still points to \(target.entity.name) (delete rule deny)"))
+            }
+        }
+        for (slot, relationship) in layout.toManyRelationships.enumerated() where relationship.deleteRule == .deny {
+            let members = toManyIDs(slot: slot)
+            let remaining = members.filter { id in
+                guard let object = link?.objectForRelationship(id) else { return true }
+                return object.change != .deleted
+            }
+            if !remaining.isEmpty {
+                errors.append(failure(StrataError.Code.validationRelationshipDeniedDelete, relationship.name, "\(entity.name) cannot be deleted: its relationship '\(relationship.name)' still holds \(remaining.count) object(s) (delete rule deny)"))
+            }
+        }
+        if let error = StrataError.combining(errors) { throw error }
+    }
+
+    /// The model's rules for one key and value (for `validateValue(_:forKey:)`).
+    func validateModelRules(_ value: Any?, forKey key: String) throws {
+        guard let property = entity.layout.propertiesByName[key] else {
+            throw failure(StrataError.Code.managedObjectValidation, key, "\(entity.name) has no property '\(key)'")
+        }
+        var errors: [StrataError] = []
+        switch property {
+        case let attribute as AttributeDescription:
+            if attribute.isTransient {
+                if AttributeCodec.unwrapOptional(value) == nil && !attribute.isOptional {
+                    errors.append(failure(StrataError.Code.validationMissingMandatoryProperty, key, "\(entity.name).\(key) is required"))
+                }
+            } else {
+                switch AttributeCodec.encode(value, for: attribute) {
+                case .success(let stored): errors += attributeErrors(attribute, stored: stored, value: value, useStored: true)
+                case .failure(let problem): errors.append(failure(problem.code, key, problem.message))
+                }
+            }
+        case let relationship as RelationshipDescription:
+            let unwrapped = AttributeCodec.unwrapOptional(value)
+            if relationship.isToMany {
+                let count: Int
+                switch unwrapped {
+                case let set as Set<ManagedObject>: count = set.count
+                case let array as [ManagedObject]: count = array.count
+                default: count = 0
+                }
+                errors += countErrors(relationship, count: count)
+            } else if unwrapped == nil && !relationship.isOptional {
+                errors.append(failure(StrataError.Code.validationMissingMandatoryProperty, key, "\(entity.name).\(key) is required but has no object"))
+            }
+        default:
+            break
+        }
+        errors += predicateErrors(property, value: AttributeCodec.unwrapOptional(value))
+        if let error = StrataError.combining(errors) { throw error }
+    }
+
+    private func failure(_ code: Int, _ key: String, _ message: String) -> StrataError {
+        StrataError(code: code, message: message, entityName: entity.name, key: key, objectID: objectID)
+    }
+
+    private func countErrors(_ relationship: RelationshipDescription, count: Int) -> [StrataError] {
+        var errors: [StrataError] = []
+        let key = relationship.name
+        if !relationship.isOptional && count == 0 && relationship.minCount == 0 {
+            errors.append(failure(StrataError.Code.validationRelationshipLacksMinimumCount, key, "\(entity.name).\(key) is required but holds no objects"))
+        }
+        if relationship.minCount > 0 && count < relationship.minCount && !(relationship.isOptional && count == 0) {
+            errors.append(failure(StrataError.Code.validationRelationshipLacksMinimumCount, key, "\(entity.name).\(key) holds \(count) object(s); at least \(relationship.minCount) required"))
+        }
+        if relationship.maxCount > 0 && count > relationship.maxCount {
+            errors.append(failure(StrataError.Code.validationRelationshipExceedsMaximumCount, key, "\(entity.name).\(key) holds \(count) object(s); at most \(relationship.maxCount) allowed"))
+        }
+        return errors
+    }
+
+    private func predicateErrors(_ property: PropertyDescription, value: Any?) -> [StrataError] {
+        var errors: [StrataError] = []
+        for (index, predicate) in property.validationPredicates.enumerated() {
+            let passed: Bool
+            if let error = predicate.syntaxError {
+                errors.append(failure(StrataError.Code.managedObjectValidation, property.name, "Validation predicate of \(entity.name).\(property.name) is malformed: \(error.message)"))
+                continue
+            }
+            do {
+                passed = try predicate.evaluate(throwingWith: value)
+            } catch {
+                passed = false
+            }
+            if !passed {
+                let warning = index < property.validationWarnings.count ? property.validationWarnings[index] : "\(entity.name).\(property.name) fails \(predicate.predicateFormat)"
+                errors.append(failure(StrataError.Code.managedObjectValidation, property.name, warning))
+            }
+        }
+        return errors
+    }
+
+    /// Required, integer range, min/max, length and pattern checks of one attribute.
+    private func attributeErrors(_ attribute: AttributeDescription, stored: SQLiteValue, value: Any?, useStored: Bool) -> [StrataError] {
+        let key = attribute.name
+        let name = "\(entity.name).\(key)"
+        if stored.isNull {
+            return attribute.isOptional ? [] : [failure(StrataError.Code.validationMissingMandatoryProperty, key, "\(name) is required")]
+        }
+        var errors: [StrataError] = []
+        let decoded = AttributeCodec.decode(stored, for: attribute)
+        switch attribute.type {
+        case .integer16, .integer32, .integer64:
+            if case .integer(let int) = stored, let range = attribute.type.integerRange {
+                if int > range.upperBound {
+                    errors.append(failure(StrataError.Code.validationNumberTooLarge, key, "\(int) is too large for \(name) (\(attribute.type.rawValue) holds up to \(range.upperBound))"))
+                } else if int < range.lowerBound {
+                    errors.append(failure(StrataError.Code.validationNumberTooSmall, key, "\(int) is too small for \(name) (\(attribute.type.rawValue) holds down to \(range.lowerBound))"))
+                }
+            }
+            errors += rangeErrors(attribute, stored: stored)
+        case .double, .float, .decimal:
+            errors += rangeErrors(attribute, stored: stored)
+        case .date:
+            if let date = decoded as? Date {
+                if let minimum = attribute.minValue as? Date, date < minimum {
+                    errors.append(failure(StrataError.Code.validationDateTooSoon, key, "\(name) is \(date), before the earliest allowed \(minimum)"))
+                }
+                if let maximum = attribute.maxValue as? Date, date > maximum {
+                    errors.append(failure(StrataError.Code.validationDateTooLate, key, "\(name) is \(date), after the latest allowed \(maximum)"))
+                }
+            }
+        case .string:
+            if let text = decoded as? String {
+                let length = text.count
+                if let minimum = attribute.minLength, length < minimum {
+                    errors.append(failure(StrataError.Code.validationStringTooShort, key, "\(name) has \(length) character(s); at least \(minimum) required"))
+                }
+                if let maximum = attribute.maxLength, length > maximum {
+                    errors.append(failure(StrataError.Code.validationStringTooLong, key, "\(name) has \(length) character(s); at most \(maximum) allowed"))
+                }
+                if let pattern = attribute.regularExpression, let regex = try? RegexCache.shared.regex(for: pattern, caseInsensitive: false) {
+                    let range = NSRange(text.startIndex..<text.endIndex, in: text)
+                    let match = regex.firstMatch(in: text, options: [.anchored], range: range)
+                    if match == nil || match?.range.length != range.length {
+                        errors.append(failure(StrataError.Code.validationStringPatternMatching, key, "\(name) \"\(text)\" does not match the pattern \(pattern)"))
+                    }
+                }
+            }
+        case .binaryData:
+            if let data = decoded as? Data {
+                if let minimum = attribute.minLength, data.count < minimum {
+                    errors.append(failure(StrataError.Code.validationStringTooShort, key, "\(name) has \(data.count) byte(s); at least \(minimum) required"))
+                }
+                if let maximum = attribute.maxLength, data.count > maximum {
+                    errors.append(failure(StrataError.Code.validationStringTooLong, key, "\(name) has \(data.count) byte(s); at most \(maximum) allowed"))
+                }
+            }
+        default:
+            break
+        }
+        return errors
+    }
+
+    private func rangeErrors(_ attribute: AttributeDescription, stored: SQLiteValue) -> [StrataError] {
+        var errors: [StrataError] = []
+        let name = "\(entity.name).\(attribute.name)"
+        let collation: ValueCollation = attribute.type == .decimal ? .decimal : .binary
+        if let minimum = attribute.minValue, case .success(let bound) = AttributeCodec.encode(minimum, for: attribute),
+           ValueOrdering.compare(stored, bound, collation: collation) < 0 {
+            errors.append(failure(StrataError.Code.validationNumberTooSmall, attribute.name, "\(name) is below its minimum \(minimum)"))
+        }
+        if let maximum = attribute.maxValue, case .success(let bound) = AttributeCodec.encode(maximum, for: attribute),
+           ValueOrdering.compare(stored, bound, collation: collation) > 0 {
+            errors.append(failure(StrataError.Code.validationNumberTooLarge, attribute.name, "\(name) is above its maximum \(maximum)"))
+        }
+        return errors
+    }
+}

@@ -1,0 +1,253 @@
+import Foundation
+import StrataSQLite
+
+/// An object of the object graph, bound to one context (Core Data's `NSManagedObject`).
+///
+/// Use it through key-value coding (`value(forKey:)`, `setValue(_:forKey:)`) or through a
+/// typed subclass whose properties are declared with ``Attribute`` and ``Relationship``:
+///
+/// ```swift
+/// final class Person: ManagedObject {
+///     @Attribute("name") var name: String
+///     @Attribute("age") var age: Int64
+/// }
+/// ```
+///
+/// **Queue**: a managed object is not `Sendable`. Touch it only on its context's queue (inside
+/// `perform`/`performAndWait`); pass its ``objectID`` to other queues. With
+/// `STRATA_CONCURRENCY_DEBUG=1` any access from another thread traps with a message.
+///
+/// Subclasses may override the lifecycle hooks (`awakeFromInsert()`, `willSave()`, …) and the
+/// validation methods; they must keep `init(entity:insertInto:)` (it is `required`).
+open class ManagedObject: Hashable, CustomStringConvertible {
+    /// The object's entity.
+    public let entity: EntityDescription
+    /// The object's ID: temporary until the object is saved, then permanent.
+    public internal(set) var objectID: ManagedObjectID
+
+    weak var link: (any ObjectContextLink)?
+    var registry: ObjectRegistry?
+
+    var change: ObjectChange = .none
+    var isFaultStorage = false
+    /// The values as last loaded from the parent store.
+    var snapshot: RowSnapshot?
+    /// The current stored-attribute values (shares the snapshot's buffer until changed).
+    var attributeValues: ContiguousArray<SQLiteValue> = []
+    /// The current to-one targets.
+    var toOneValues: ContiguousArray<ManagedObjectID?> = []
+    /// The current to-many contents; `nil` entries are not loaded yet.
+    var toManyValues: [ToManyValue?] = []
+    /// The to-many contents as last loaded or saved, kept to compute what a save changes.
+    var committedToMany: [ToManyValue?] = []
+    /// Transient attribute values.
+    var transientValues: [Any?] = []
+    /// Fetched property results, computed on first access.
+    var fetchedValues: [Int: [ManagedObject]] = [:]
+    /// Which properties changed since the last load or save.
+    var changedMask = ChangeMask()
+    /// Problems recorded by APIs that cannot throw; reported by the next save.
+    var recordedProblems: [StrataError] = []
+    /// Set by every change; lets a save give `willSave()` another call to objects it changed.
+    var changedSinceWillSave = false
+    /// For faults of a batched fetch: the fetch's IDs, so firing one loads its whole batch.
+    var faultBatch: FaultBatch?
+    var faultBatchIndex = 0
+
+    /// Creates an object of `entity` and inserts it into `context` (if given). An object
+    /// created without a context can be inserted later with ``ManagedObjectContext/insert(_:)``.
+    /// Call it on the context's queue. The default values of the entity's attributes are set,
+    /// then `awakeFromInsert()` runs.
+    public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+        self.entity = entity
+        self.objectID = ManagedObjectID(entity: entity, temporaryNumber: 0)
+        if let context {
+            context.insert(self)
+        }
+    }
+
+    /// Creates an object of the entity whose class is this class, in `context`'s model, and
+    /// inserts it. If the model has no entity for the class, the object is still created (with a
+    /// placeholder entity) and the next `save()` reports the problem. Call it on the context's
+    /// queue.
+    public convenience init(context: ManagedObjectContext) {
+        if let entity = context.persistentStoreCoordinator?.managedObjectModel.entity(for: Self.self) {
+            self.init(entity: entity, insertInto: context)
+        } else {
+            let placeholder = EntityDescription(name: String(describing: Self.self), managedObjectClass: Self.self)
+            self.init(entity: placeholder, insertInto: nil)
+            context.insertUnmodeled(self)
+        }
+    }
+
+    deinit {
+        registry?.unregister(objectID, ifItIs: self)
+    }
+
+    // MARK: State
+
+    /// The context the object belongs to, or `nil` once it was removed (or never inserted).
+    public var managedObjectContext: ManagedObjectContext? { link?.publicContext }
+
+    /// Whether the object was inserted and not yet saved.
+    public var isInserted: Bool {
+        checkAccess("isInserted")
+        return change == .inserted
+    }
+
+    /// Whether the object has unsaved changes to its properties.
+    public var isUpdated: Bool {
+        checkAccess("isUpdated")
+        return change == .updated
+    }
+
+    /// Whether the object was deleted and the deletion not yet saved.
+    public var isDeleted: Bool {
+        checkAccess("isDeleted")
+        return change == .deleted
+    }
+
+    /// Whether the object's values are not loaded yet (reading any property loads them).
+    public var isFault: Bool {
+        checkAccess("isFault")
+        return isFaultStorage
+    }
+
+    /// Whether the object is inserted, updated or deleted.
+    public var hasChanges: Bool {
+        checkAccess("hasChanges")
+        return change != .none
+    }
+
+    /// Whether any stored property differs from its committed value.
+    public var hasPersistentChangedValues: Bool {
+        checkAccess("hasPersistentChangedValues")
+        return !changedValues().isEmpty
+    }
+
+    @inline(__always) func checkAccess(_ call: StaticString) {
+        if DebugSettings.concurrencyChecks { link?.checkAccess(call) }
+    }
+
+    /// Loads the values of a fault.
+    @inline(__always) func fireFaultIfNeeded() {
+        if isFaultStorage { link?.fulfillFault(of: self) }
+    }
+
+    // MARK: Hashable (identity)
+
+    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    /// The entity, the ID, and the values unless the object is a fault.
+    open var description: String {
+        if isFaultStorage { return "<\(entity.name) \(objectID.uriRepresentation().absoluteString) (fault)>" }
+        let values = entity.layout.storedAttributes.enumerated().map { slot, attribute -> String in
+            let value = slot < attributeValues.count ? AttributeCodec.decode(attributeValues[slot], for: attribute) : nil
+            return "\(attribute.name) = \(value.map { String(describing: $0) } ?? "nil")"
+        }
+        return "<\(entity.name) \(objectID.uriRepresentation().absoluteString)> { \(values.joined(separator: "; ")) }"
+    }
+
+    // MARK: Lifecycle hooks (override points; the base versions do nothing)
+
+    /// Called once, right after the object is inserted into a context. Set initial values here.
+    open func awakeFromInsert() {}
+    /// Called when the object's values are loaded from its parent store.
+    open func awakeFromFetch() {}
+    /// Called after a snapshot change (merge, refresh with `mergeChanges: true`).
+    open func awakeFromSnapshotEvents() {}
+    /// Called at the start of a save for each inserted, updated or deleted object. It may change
+    /// values; objects it changes get one more call, up to a bound.
+    open func willSave() {}
+    /// Called after a save succeeded, for each object it wrote.
+    open func didSave() {}
+    /// Called when the object is deleted, before delete rules run.
+    open func prepareForDeletion() {}
+    /// Called before the object turns (back) into a fault.
+    open func willTurnIntoFault() {}
+    /// Called after the object turned (back) into a fault.
+    open func didTurnIntoFault() {}
+
+    // MARK: Validation (override points; call `super` to keep the model's rules)
+
+    /// Validates the object before an insert is saved: the model's rules for every property.
+    /// Throw a ``StrataError`` to refuse the save.
+    open func validateForInsert() throws { try validateProperties() }
+    /// Validates the object before an update is saved: the model's rules for every property.
+    open func validateForUpdate() throws { try validateProperties() }
+    /// Validates the object before a delete is saved: `deny` delete rules.
+    open func validateForDelete() throws { try validateDenyRules() }
+
+    /// Validates one value for the property `key` against the model's rules (required, range,
+    /// length, pattern, validation predicates), throwing the first failure. Override to add
+    /// rules for a key; call `super`.
+    open func validateValue(_ value: Any?, forKey key: String) throws {
+        try validateModelRules(value, forKey: key)
+    }
+}
+
+/// The IDs of a batched fetch, shared by its faults: firing one fault loads the values of the
+/// `size` objects of its batch in one query.
+final class FaultBatch {
+    let ids: [ManagedObjectID]
+    let size: Int
+    init(ids: [ManagedObjectID], size: Int) {
+        self.ids = ids
+        self.size = max(1, size)
+    }
+}
+
+/// The contents of one to-many relationship: IDs in order, plus a set for membership tests.
+struct ToManyValue: Equatable {
+    private(set) var ids: [ManagedObjectID] = []
+    private(set) var members: Set<ManagedObjectID> = []
+
+    init() {}
+
+    init(_ ids: [ManagedObjectID]) {
+        for id in ids { append(id) }
+    }
+
+    var count: Int { ids.count }
+
+    func contains(_ id: ManagedObjectID) -> Bool { members.contains(id) }
+
+    /// Appends `id` unless present; returns whether it was added.
+    @discardableResult mutating func append(_ id: ManagedObjectID) -> Bool {
+        guard members.insert(id).inserted else { return false }
+        ids.append(id)
+        return true
+    }
+
+    /// Inserts `id` at `index` unless present; returns whether it was added.
+    @discardableResult mutating func insert(_ id: ManagedObjectID, at index: Int) -> Bool {
+        guard members.insert(id).inserted else { return false }
+        ids.insert(id, at: min(max(0, index), ids.count))
+        return true
+    }
+
+    /// Removes `id` if present; returns whether it was there.
+    @discardableResult mutating func remove(_ id: ManagedObjectID) -> Bool {
+        guard members.remove(id) != nil else { return false }
+        if let index = ids.firstIndex(of: id) { ids.remove(at: index) }
+        return true
+    }
+
+    /// Replaces an ID (temporary → permanent) keeping its position.
+    mutating func replace(_ old: ManagedObjectID, with new: ManagedObjectID) {
+        guard members.remove(old) != nil else { return }
+        members.insert(new)
+        if let index = ids.firstIndex(of: old) { ids[index] = new }
+    }
+
+    /// Moves the IDs at `indexes` to start at `destination` (in their current order).
+    mutating func move(from indexes: IndexSet, to destination: Int) {
+        let moving = indexes.filter { $0 < ids.count }.map { ids[$0] }
+        for index in indexes.sorted(by: >) where index < ids.count { ids.remove(at: index) }
+        let target = min(max(0, destination), ids.count)
+        ids.insert(contentsOf: moving, at: target)
+    }
+
+    static func == (lhs: ToManyValue, rhs: ToManyValue) -> Bool { lhs.ids == rhs.ids }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import StrataSQLite
+
+/// A predicate resolved against an entity: keys are properties, constants are in the stored form
+/// of the attribute they meet, and every comparison knows its collation. Both the SQL compiler
+/// and the in-memory row evaluator work from this one form, which is what keeps them in step.
+indirect enum BoundPredicate {
+    case constant(Bool)
+    case and([BoundPredicate])
+    case or([BoundPredicate])
+    case not(BoundPredicate)
+    case comparison(BoundComparison)
+    /// `ANY` / `ALL` / `NONE` over the objects of a to-many relationship, each bound to
+    /// `variable` while `body` is evaluated.
+    case quantified(Quantifier, BoundCollection, variable: String, body: BoundPredicate)
+
+    enum Quantifier {
+        case any
+        case all
+        case none
+    }
+}
+
+/// The objects of a to-many relationship reached through a path.
+struct BoundCollection {
+    var path: BoundPath
+    var relationship: RelationshipDescription
+    /// For SUBQUERY: only the elements matching this predicate (with `filterVariable` bound).
+    var filter: (variable: String, predicate: BoundPredicate)?
+
+    var destination: EntityDescription { relationship.destinationEntity ?? relationship.entity ?? path.entity }
+}
+
+/// Where a key path starts, and the to-one relationships it walks.
+struct BoundPath {
+    enum Base: Hashable {
+        /// The object being fetched or evaluated.
+        case root
+        /// A quantifier or SUBQUERY variable.
+        case variable(String)
+    }
+
+    var base: Base
+    /// The entity at the base.
+    var baseEntity: EntityDescription
+    /// To-one relationships walked from the base, in order.
+    var steps: [RelationshipDescription] = []
+
+    /// The entity at the end of the path.
+    var entity: EntityDescription {
+        steps.last.flatMap { $0.destinationEntity } ?? baseEntity
+    }
+
+    func appending(_ relationship: RelationshipDescription) -> BoundPath {
+        var copy = self
+        copy.steps.append(relationship)
+        return copy
+    }
+}
+
+/// Aggregates over a to-many relationship.
+enum BoundAggregate: String {
+    case count
+    case sum
+    case avg
+    case min
+    case max
+}
+
+/// Functions that keep their meaning in both engines.
+enum BoundFunction: Equatable {
+    case add, subtract, multiply, divide, modulus, power
+    case abs, floor, ceiling, trunc, sqrt, exp, ln, log
+    case lowercase, uppercase, length
+}
+
+/// An operand, resolved.
+indirect enum BoundExpression {
+    /// A constant in stored form, with the kind of value it stands for.
+    case constant(SQLiteValue, ValueKind)
+    /// A list of constants (IN, BETWEEN).
+    case list([BoundExpression])
+    /// An attribute at the end of a path.
+    case attribute(BoundPath, AttributeDescription)
+    /// The object at the end of a path (`SELF`, `manager`), compared by ID.
+    case object(BoundPath)
+    /// An object-ID constant.
+    case objectConstant(ManagedObjectID?)
+    /// `@count`, `@sum.x`, … over a to-many collection.
+    case aggregate(BoundAggregate, BoundCollection, AttributeDescription?)
+    /// A function of other operands.
+    case function(BoundFunction, [BoundExpression])
+    /// `TERNARY(predicate, a, b)`.
+    case conditional(BoundPredicate, BoundExpression, BoundExpression)
+
+    /// The kind of values this operand yields.
+    var kind: ValueKind {
+        switch self {
+        case .constant(_, let kind): return kind
+        case .list(let items): return items.first?.kind ?? .null
+        case .attribute(_, let attribute): return ValueKind(attribute.type)
+        case .object, .objectConstant: return .object
+        case .aggregate(let aggregate, _, let attribute):
+            switch aggregate {
+            case .count: return .integer
+            case .avg: return attribute?.type == .decimal ? .decimal : .double
+            case .sum: return attribute.map { ValueKind($0.type) } ?? .integer
+            case .min, .max: return attribute.map { ValueKind($0.type) } ?? .null
+            }
+        case .function(let function, let args):
+            switch function {
+            case .lowercase, .uppercase: return .string
+            case .length: return .integer
+            case .divide, .sqrt, .exp, .ln, .log, .power: return .double
+            case .add, .subtract, .multiply, .modulus, .abs, .floor, .ceiling, .trunc:
+                let kinds = args.map(\.kind)
+                if kinds.contains(.double) { return .double }
+                if kinds.contains(.decimal) { return .decimal }
+                return function == .floor || function == .ceiling || function == .trunc ? (kinds.first ?? .integer) : .integer
+            }
+        case .conditional(_, let a, let b): return a.kind == .null ? b.kind : a.kind
+        }
+    }
+}
+
+/// The kinds of values predicates compare.
+enum ValueKind: Equatable {
+    case null
+    case integer
+    case double
+    case decimal
+    case boolean
+    case string
+    case date
+    case data
+    case uuid
+    case uri
+    case transformable
+    case object
+
+    init(_ type: AttributeType) {
+        switch type {
+        case .integer16, .integer32, .integer64: self = .integer
+        case .double, .float: self = .double
+        case .decimal: self = .decimal
+        case .boolean: self = .boolean
+        case .string: self = .string
+        case .date: self = .date
+        case .binaryData: self = .data
+        case .uuid: self = .uuid
+        case .uri: self = .uri
+        case .transformable, .undefined: self = .transformable
+        case .objectID: self = .object
+        }
+    }
+
+    var isNumeric: Bool { self == .integer || self == .double || self == .decimal || self == .boolean }
+
+    var name: String {
+        switch self {
+        case .null: return "nil"
+        case .integer: return "integer"
+        case .double: return "floating-point number"
+        case .decimal: return "decimal"
+        case .boolean: return "boolean"
+        case .string: return "string"
+        case .date: return "date"
+        case .data: return "binary data"
+        case .uuid: return "UUID"
+        case .uri: return "URL"
+        case .transformable: return "transformable value"
+        case .object: return "object"
+        }
+    }
+}
+
+/// One resolved comparison.
+struct BoundComparison {
+    var lhs: BoundExpression
+    var op: ComparisonOperator
+    var options: ComparisonOptions
+    var rhs: BoundExpression
+    /// How text operands compare.
+    var collation: ValueCollation
+    /// For floating-point operands: NaN (stored as text) never satisfies an ordering.
+    var numericOnly: Bool
+}

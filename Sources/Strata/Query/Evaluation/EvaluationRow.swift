@@ -1,0 +1,41 @@
+import Foundation
+import StrataSQLite
+
+/// What the in-memory evaluator needs from an object or a stored row: its stored values by
+/// slot and its relationships. Managed objects (for pending changes) and the in-memory store's
+/// rows both provide it. Used on one queue at a time.
+protocol EvaluationRow {
+    /// The row's object ID.
+    var evaluationObjectID: ManagedObjectID { get }
+    /// A stored attribute by slot of the row's entity layout.
+    func evaluationAttribute(slot: Int) -> SQLiteValue
+    /// The target ID of a to-one relationship by slot.
+    func evaluationToOneID(slot: Int) -> ManagedObjectID?
+    /// The row at the other end of a to-one relationship.
+    func evaluationToOneRow(slot: Int) -> (any EvaluationRow)?
+    /// The rows of a to-many relationship.
+    func evaluationToManyRows(slot: Int) -> [any EvaluationRow]
+}
+
+extension ManagedObject: EvaluationRow {
+    var evaluationObjectID: ManagedObjectID { objectID }
+
+    func evaluationAttribute(slot: Int) -> SQLiteValue {
+        fireFaultIfNeeded()
+        return slot < attributeValues.count ? attributeValues[slot] : .null
+    }
+
+    func evaluationToOneID(slot: Int) -> ManagedObjectID? {
+        fireFaultIfNeeded()
+        return slot < toOneValues.count ? toOneValues[slot] : nil
+    }
+
+    func evaluationToOneRow(slot: Int) -> (any EvaluationRow)? {
+        guard let id = evaluationToOneID(slot: slot) else { return nil }
+        return link?.objectForRelationship(id)
+    }
+
+    func evaluationToManyRows(slot: Int) -> [any EvaluationRow] {
+        toManyObjects(slot: slot)
+    }
+}

@@ -1,0 +1,46 @@
+import StrataSQLite
+
+/// A piece of SQL with its bound values. Values are never pasted into the text: each one is a
+/// `?` placeholder with its value in `bindings`, in order.
+struct SQLFragment: CustomStringConvertible {
+    var text: String
+    var bindings: [SQLiteValue]
+
+    init(_ text: String, _ bindings: [SQLiteValue] = []) {
+        self.text = text
+        self.bindings = bindings
+    }
+
+    /// A placeholder bound to `value`.
+    static func value(_ value: SQLiteValue) -> SQLFragment { SQLFragment("?", [value]) }
+
+    static func + (lhs: SQLFragment, rhs: SQLFragment) -> SQLFragment {
+        SQLFragment(lhs.text + rhs.text, lhs.bindings + rhs.bindings)
+    }
+
+    static func + (lhs: SQLFragment, rhs: String) -> SQLFragment {
+        SQLFragment(lhs.text + rhs, lhs.bindings)
+    }
+
+    static func + (lhs: String, rhs: SQLFragment) -> SQLFragment {
+        SQLFragment(lhs + rhs.text, rhs.bindings)
+    }
+
+    /// Joins fragments with a separator.
+    static func join(_ parts: [SQLFragment], separator: String) -> SQLFragment {
+        var result = SQLFragment("")
+        for (index, part) in parts.enumerated() {
+            if index > 0 { result.text += separator }
+            result.text += part.text
+            result.bindings += part.bindings
+        }
+        return result
+    }
+
+    /// `"name"` with embedded quotes doubled.
+    static func identifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    var description: String { text }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import StrataSQLite
+import Synchronization
+
+/// Observers of the SQL a coordinator's stores run (used by test support to assert the exact
+/// statements a call produced). Thread-safe.
+package final class SQLObservers: Sendable {
+    private let observers = Mutex<[UUID: @Sendable (String) -> Void]>([:])
+
+    package init() {}
+
+    /// Adds an observer; returns a token to remove it.
+    @discardableResult
+    package func add(_ observer: @escaping @Sendable (String) -> Void) -> UUID {
+        let id = UUID()
+        observers.withLock { $0[id] = observer }
+        return id
+    }
+
+    package func remove(_ id: UUID) {
+        observers.withLock { $0[id] = nil }
+    }
+
+    func notify(_ sql: String) {
+        let current = observers.withLock { Array($0.values) }
+        for observer in current { observer(sql) }
+    }
+
+    var isEmpty: Bool { observers.withLock { $0.isEmpty } }
+}
+
+/// Installs the trace handler that implements `STRATA_SQL_DEBUG` and SQL recording.
+enum SQLTracing {
+    static func install(on connection: SQLiteConnection, observers: SQLObservers, forced: Bool) {
+        let level = DebugSettings.sqlDebugLevel
+        guard level > 0 || forced else { return }
+        connection.setTraceHandler(expandingArguments: level >= 2) { event in
+            if level > 0 {
+                let milliseconds = Double(event.nanoseconds) / 1_000_000
+                var line = "Strata: sql: " + (level >= 2 ? event.expandedSQL : event.sql)
+                line += String(format: "\nStrata: sql: %.3f ms", milliseconds)
+                writeToStandardError(line)
+            }
+            observers.notify(event.sql)
+        }
+    }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import StrataSQLite
+
+/// Writing: one `BEGIN IMMEDIATE` transaction per save; primary keys come from `Z_PRIMARYKEY`
+/// inside it, so IDs are only handed out for saves that commit.
+extension SQLiteStore {
+    func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64] {
+        guard count > 0 else { return [] }
+        if configuration.readOnly { throw readOnlyError() }
+        do {
+            return try pool.withWriter { connection in
+                try connection.transaction(.immediate) { try allocate(count, for: entity, on: connection) }
+            }
+        } catch {
+            throw wrap(error, "Obtaining permanent IDs")
+        }
+    }
+
+    private func allocate(_ count: Int, for entity: EntityDescription, on connection: SQLiteConnection) throws -> [Int64] {
+        let root = entity.rootEntity
+        let statement = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ? RETURNING Z_MAX")
+        var last: Int64 = 0
+        try statement.forEachRow([.integer(Int64(count)), .integer(root.layout.code)]) { last = $0.int64(at: 0) }
+        let first = last - Int64(count) + 1
+        return Array(first...last)
+    }
+
+    private func readOnlyError() -> StrataError {
+        StrataError(code: StrataError.Code.persistentStoreSave, message: "The store was opened read-only", url: url)
+    }
+
+    func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
+        if changes.isEmpty { return StoreSaveResult() }
+        if configuration.readOnly { throw readOnlyError() }
+        do {
+            return try pool.withWriter { connection in
+                try connection.transaction(.immediate) { try write(changes, on: connection) }
+            }
+        } catch let error as StrataError {
+            throw error
+        } catch {
+            throw wrap(error, "Saving")
+        }
+    }
+
+    private func write(_ changes: StoreChangeSet, on connection: SQLiteConnection) throws -> StoreSaveResult {
+        var result = StoreSaveResult()
+        // 1. Permanent IDs for inserted objects, per table.
+        var byRoot: [ObjectIdentifier: [Int]] = [:]
+        for (index, insert) in changes.inserts.enumerated() {
+            if !insert.objectID.isTemporaryID {
+                result.permanentIDs[insert.objectID] = insert.objectID
+            } else {
+                byRoot[ObjectIdentifier(insert.objectID.entity.rootEntity), default: []].append(index)
+            }
+        }
+        for (_, indexes) in byRoot.sorted(by: { $0.value[0] < $1.value[0] }) {
+            let entity = changes.inserts[indexes[0]].objectID.entity
+            let keys = try allocate(indexes.count, for: entity, on: connection)
+            for (position, index) in indexes.enumerated() {
+                let temporary = changes.inserts[index].objectID
+                result.permanentIDs[temporary] = ManagedObjectID(entity: temporary.entity, primaryKey: keys[position], store: token)
+            }
+        }
+        func resolve(_ id: ManagedObjectID?) throws -> SQLiteValue {
+            guard let id else { return .null }
+            if let pk = id.primaryKey { return .integer(pk) }
+            if let permanent = result.permanentIDs[id], let pk = permanent.primaryKey { return .integer(pk) }
+            throw StrataError(code: StrataError.Code.persistentStoreSave, message: "An object refers to an unsaved \(id.entity.name) that is not part of this save (insert it in the same context)", entityName: id.entity.name, url: url)
+        }
+        // 2. Inserts.
+        for insert in changes.inserts {
+            guard let permanent = result.permanentIDs[insert.objectID], let pk = permanent.primaryKey else { continue }
+            try insertRow(insert, pk: pk, resolve: resolve, on: connection)
+            result.versions[permanent] = 1
+        }
+        // 3. Updates, with optimistic locking.
+        var conflicts: [MergeConflict] = []
+        for update in changes.updates {
+            guard let pk = update.objectID.primaryKey else { continue }
+            if let version = try updateRow(update, pk: pk, resolve: resolve, on: connection) {
+                result.versions[update.objectID] = version
+            } else {
+                conflicts.append(try conflict(for: update.objectID, baseVersion: update.baseVersion, objectValues: update, on: connection))
+            }
+        }
+        // 4. To-many changes (join tables and ordered positions).
+        for change in changes.toManyChanges {
+            try writeToMany(change, resolve: resolve, on: connection)
+        }
+        // 5. Deletes, with optimistic locking; join rows of the deleted object go too.
+        for deletion in changes.deletes {
+            guard let pk = deletion.objectID.primaryKey, let table = schema.table(for: deletion.objectID.entity) else { continue }
+            let sql = deletion.ignoresVersion
+                ? "DELETE FROM \(SQLFragment.identifier(table.name)) WHERE Z_PK = ?"
+                : "DELETE FROM \(SQLFragment.identifier(table.name)) WHERE Z_PK = ? AND Z_OPT = ?"
+            let statement = try connection.cachedStatement(sql)
+            try statement.execute(deletion.ignoresVersion ? [.integer(pk)] : [.integer(pk), .integer(deletion.baseVersion)])
+            if connection.changes == 0 {
+                conflicts.append(try conflict(for: deletion.objectID, baseVersion: deletion.baseVersion, objectValues: nil, on: connection))
+                continue
+            }
+            try deleteJoinRows(of: deletion.objectID, pk: pk, on: connection)
+        }
+        if !conflicts.isEmpty {
+            var error = StrataError(code: StrataError.Code.managedObjectMerge, message: "Optimistic locking failure: \(conflicts.count) object(s) changed in the store since they were read", url: url)
+            error.conflicts = conflicts
+            throw error
+        }
+        return result
+    }
+
+    private func insertRow(_ insert: RowChange, pk: Int64, resolve: (ManagedObjectID?) throws -> SQLiteValue, on connection: SQLiteConnection) throws {
+        let entity = insert.objectID.entity
+        guard let table = schema.table(for: entity), let columns = schema.columns(for: entity) else {
+            throw StrataError(code: StrataError.Code.persistentStoreSave, message: "Entity '\(entity.name)' is not stored in this store", entityName: entity.name, url: url)
+        }
+        var names = ["Z_PK", "Z_ENT", "Z_OPT"]
+        var values: [SQLiteValue] = [.integer(pk), .integer(entity.layout.code), .integer(1)]
+        for (slot, column) in columns.attributeColumns.enumerated() {
+            names.append(schema.columnName(column, in: table))
+            values.append(slot < insert.attributes.count ? insert.attributes[slot] : .null)
+        }
+        for (slot, column) in columns.toOneColumns.enumerated() {
+            let target = slot < insert.toOne.count ? insert.toOne[slot] : nil
+            names.append(schema.columnName(column.key, in: table))
+            values.append(try resolve(target))
+            if let codeColumn = column.entityCode {
+                names.append(schema.columnName(codeColumn, in: table))
+                values.append(target.map { .integer($0.entity.layout.code) } ?? .null)
+            }
+        }
+        let sql = "INSERT INTO \(SQLFragment.identifier(table.name)) (\(names.map(SQLFragment.identifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+        let statement = try connection.cachedStatement(sql)
+        do {
+            try statement.execute(values)
+        } catch let error as SQLiteError where error.isConstraintViolation {
+            var failure = StrataError.sqlite(error, while: "Inserting \(entity.name)", url: url, defaultCode: StrataError.Code.managedObjectConstraintMerge)
+            failure.entityName = entity.name
+            failure.objectID = insert.objectID
+            throw failure
+        }
+    }
+
+    /// Writes the changed columns; returns the new version, or nil on a version conflict.
+    private func updateRow(_ update: RowChange, pk: Int64, resolve: (ManagedObjectID?) throws -> SQLiteValue, on connection: SQLiteConnection) throws -> Int64? {
+        let entity = update.objectID.entity
+        guard let table = schema.table(for: entity), let columns = schema.columns(for: entity) else { return nil }
+        var assignments: [String] = []
+        var values: [SQLiteValue] = []
+        for slot in update.changedAttributeSlots where slot < columns.attributeColumns.count {
+            assignments.append(SQLFragment.identifier(schema.columnName(columns.attributeColumns[slot], in: table)) + " = ?")
+            values.append(slot < update.attributes.count ? update.attributes[slot] : .null)
+        }
+        for slot in update.changedToOneSlots where slot < columns.toOneColumns.count {
+            let column = columns.toOneColumns[slot]
+            let target = slot < update.toOne.count ? update.toOne[slot] : nil
+            assignments.append(SQLFragment.identifier(schema.columnName(column.key, in: table)) + " = ?")
+            values.append(try resolve(target))
+            if let codeColumn = column.entityCode {
+                assignments.append(SQLFragment.identifier(schema.columnName(codeColumn, in: table)) + " = ?")
+                values.append(target.map { .integer($0.entity.layout.code) } ?? .null)
+            }
+        }
+        assignments.append("Z_OPT = Z_OPT + 1")
+        var sql = "UPDATE \(SQLFragment.identifier(table.name)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?"
+        values.append(.integer(pk))
+        if !update.ignoresVersion {
+            sql += " AND Z_OPT = ?"
+            values.append(.integer(update.baseVersion))
+        }
+        sql += " RETURNING Z_OPT"
+        let statement = try connection.cachedStatement(sql)
+        var newVersion: Int64?
+        do {
+            try statement.forEachRow(values) { newVersion = $0.int64(at: 0) }
+        } catch let error as SQLiteError where error.isConstraintViolation {
+            var failure = StrataError.sqlite(error, while: "Updating \(entity.name)", url: url, defaultCode: StrataError.Code.managedObjectConstraintMerge)
+            failure.entityName = entity.name
+            failure.objectID = update.objectID
+            throw failure
+        }
+        return newVersion
+    }
+
+    private func conflict(for id: ManagedObjectID, baseVersion: Int64, objectValues: RowChange?, on connection: SQLiteConnection) throws -> MergeConflict {
+        var persisted: RowSnapshot?
+        if let pk = id.primaryKey, let table = schema.table(for: id.entity) {
+            let columns = ([ "t0.Z_PK", "t0.Z_ENT", "t0.Z_OPT"] + table.columns.map { "t0." + SQLFragment.identifier($0.name) }).joined(separator: ", ")
+            let statement = try connection.cachedStatement("SELECT \(columns) FROM \(SQLFragment.identifier(table.name)) t0 WHERE t0.Z_PK = ?")
+            try statement.forEachRow([.integer(pk)]) { persisted = decodeRow($0, offset: 0) }
+        }
+        let objectSnapshot = objectValues.map {
+            RowSnapshot(objectID: id, version: baseVersion, attributes: $0.attributes, toOne: $0.toOne).printable()
+        } ?? [:]
+        return MergeConflict(
+            objectID: id, oldVersionNumber: baseVersion, newVersionNumber: persisted?.version ?? 0,
+            cachedSnapshot: [:], persistedSnapshot: persisted?.printable(), objectSnapshot: objectSnapshot)
+    }
+
+    private func writeToMany(_ change: ToManyChange, resolve: (ManagedObjectID?) throws -> SQLiteValue, on connection: SQLiteConnection) throws {
+        guard let storage = schema.storage(of: change.relationship) else { return }
+        let owner = try resolve(change.owner)
+        switch storage {
+        case .foreignKey(let table, _, let orderColumn, _):
+            // Membership lives in the inverse foreign key (written with the other side's row);
+            // only the order of an ordered relationship is written here.
+            guard let orderColumn, let ordered = change.ordered else { return }
+            let statement = try connection.cachedStatement("UPDATE \(SQLFragment.identifier(table)) SET \(SQLFragment.identifier(orderColumn)) = ? WHERE Z_PK = ?")
+            for (index, member) in ordered.enumerated() {
+                try statement.execute([.integer(Int64(index)), try resolve(member)])
+            }
+        case .joinTable(let join, let isSourceSide):
+            guard isSourceSide else { return }  // the owning side writes the rows
+            if join.isOrdered, let ordered = change.ordered {
+                try connection.cachedStatement("DELETE FROM \(SQLFragment.identifier(join.name)) WHERE Z_SOURCE = ?").execute([owner])
+                let insert = try connection.cachedStatement("INSERT OR REPLACE INTO \(SQLFragment.identifier(join.name)) (Z_SOURCE, Z_TARGET, Z_ORDER) VALUES (?, ?, ?)")
+                for (index, member) in ordered.enumerated() {
+                    try insert.execute([owner, try resolve(member), .integer(Int64(index))])
+                }
+                return
+            }
+            if !change.removed.isEmpty {
+                let delete = try connection.cachedStatement("DELETE FROM \(SQLFragment.identifier(join.name)) WHERE Z_SOURCE = ? AND Z_TARGET = ?")
+                for member in change.removed { try delete.execute([owner, try resolve(member)]) }
+            }
+            if !change.added.isEmpty {
+                let insert = try connection.cachedStatement("INSERT OR IGNORE INTO \(SQLFragment.identifier(join.name)) (Z_SOURCE, Z_TARGET) VALUES (?, ?)")
+                for member in change.added { try insert.execute([owner, try resolve(member)]) }
+            }
+        }
+    }
+
+    private func deleteJoinRows(of id: ManagedObjectID, pk: Int64, on connection: SQLiteConnection) throws {
+        for join in schema.joinTables {
+            guard let owner = join.owner.entity, let destination = join.owner.destinationEntity else { continue }
+            if id.entity.isKindOf(entity: owner) {
+                try connection.cachedStatement("DELETE FROM \(SQLFragment.identifier(join.name)) WHERE Z_SOURCE = ?").execute([.integer(pk)])
+            }
+            if id.entity.isKindOf(entity: destination) {
+                try connection.cachedStatement("DELETE FROM \(SQLFragment.identifier(join.name)) WHERE Z_TARGET = ?").execute([.integer(pk)])
+            }
+        }
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import StrataSQLite
+import Synchronization
+
+/// How a SQLite store is opened.
+struct SQLiteStoreConfiguration: Sendable {
+    var readOnly = false
+    var busyTimeout: TimeInterval = 5
+    var journalMode: SQLiteConfiguration.JournalMode = .wal
+    var synchronous: SQLiteConfiguration.Synchronous = .normal
+    var maximumReaders = 4
+    var pragmas: [String: String] = [:]
+    var showsArgumentsInErrors = false
+    /// Report every statement to `SQLObservers` (test support) even without `STRATA_SQL_DEBUG`.
+    var recordsSQL = false
+}
+
+/// The SQLite persistent store: Core Data's layout (see `SQLiteSchema`), one writer and a pool
+/// of readers on a WAL database, every write in one `BEGIN IMMEDIATE` transaction.
+final class SQLiteStore: StoreBackend, @unchecked Sendable {
+    // @unchecked Sendable: connections are reached only through `pool`, which serialises them;
+    // the metadata is guarded by `metadataState`; everything else is immutable.
+    let url: URL
+    let token: StoreToken
+    let schema: SQLiteSchema
+    let configuration: SQLiteStoreConfiguration
+    let pool: SQLiteConnectionPool
+    let sqlObservers: SQLObservers
+    private let metadataState: Mutex<[String: any Sendable]>
+    /// Entity codes as the store recorded them, by entity name.
+    let model: ManagedObjectModel
+
+    static let typeName = "SQLite"
+
+    init(url: URL, model: ManagedObjectModel, configuration: SQLiteStoreConfiguration, observers: SQLObservers) throws {
+        self.url = url
+        self.model = model
+        self.configuration = configuration
+        self.schema = SQLiteSchema(model: model)
+        self.sqlObservers = observers
+        let path = url.path
+        func open(readOnly: Bool) throws -> SQLiteConnection {
+            var options = SQLiteConfiguration()
+            options.readOnly = readOnly
+            options.busyTimeoutMilliseconds = Int(configuration.busyTimeout * 1000)
+            options.journalMode = configuration.journalMode
+            options.synchronous = configuration.synchronous
+            options.showsArgumentsInErrors = configuration.showsArgumentsInErrors
+            let connection: SQLiteConnection
+            do {
+                connection = try SQLiteConnection(path: path, configuration: options)
+            } catch let error as SQLiteError {
+                throw StrataError.sqlite(error, while: "Opening the store", url: url, defaultCode: StrataError.Code.persistentStoreOpen)
+            }
+            for (name, value) in configuration.pragmas.sorted(by: { $0.key < $1.key }) {
+                try connection.execute("PRAGMA \(name) = \(value)")
+            }
+            try SQLiteCustomFunctions.register(on: connection)
+            SQLTracing.install(on: connection, observers: observers, forced: configuration.recordsSQL)
+            return connection
+        }
+        if !configuration.readOnly {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
+        let writer = try open(readOnly: configuration.readOnly)
+        let metadata: [String: any Sendable]
+        do {
+            metadata = try Self.prepareSchema(on: writer, schema: schema, model: model, url: url, readOnly: configuration.readOnly)
+        } catch let error as SQLiteError {
+            throw StrataError.sqlite(error, while: "Opening the store", url: url, defaultCode: StrataError.Code.persistentStoreOpen)
+        }
+        self.metadataState = Mutex(metadata)
+        self.token = StoreToken(identifier: (metadata[PersistentStore.MetadataKey.storeUUID] as? String) ?? UUID().uuidString)
+        let readOnly = configuration.readOnly
+        self.pool = SQLiteConnectionPool(writer: writer, maximumReaders: configuration.maximumReaders) {
+            try open(readOnly: readOnly)
+        }
+    }
+
+    func close() { pool.close() }
+
+    // MARK: Schema and metadata
+
+    /// Creates the schema of a new store, or checks that an existing store was made with this
+    /// model. Returns the store metadata.
+    private static func prepareSchema(on connection: SQLiteConnection, schema: SQLiteSchema, model: ManagedObjectModel, url: URL, readOnly: Bool) throws -> [String: any Sendable] {
+        let body = {
+            let hasMetadata = try tableExists("Z_METADATA", on: connection)
+            if hasMetadata {
+                let metadata = try readMetadata(on: connection, url: url)
+                try checkCompatibility(metadata, model: model, url: url)
+                return metadata
+            }
+            if readOnly {
+                throw StrataError(code: StrataError.Code.persistentStoreOpen, message: "The store file is empty and was opened read-only", url: url)
+            }
+            // A file with tables of its own is some other program's database: never touch it.
+            let otherTables = try connection.cachedStatement("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
+            var count: Int64 = 0
+            try otherTables.forEachRow { count = $0.int64(at: 0) }
+            if count > 0 {
+                throw StrataError(code: StrataError.Code.persistentStoreOpen, message: "The file is a SQLite database that was not created by Strata (it has \(count) table(s) and no Z_METADATA)", url: url)
+            }
+            for statement in schema.creationStatements {
+                try connection.execute(statement)
+            }
+            let insertKey = try connection.cachedStatement("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)")
+            for entity in model.entities.sorted(by: { $0.layout.code < $1.layout.code }) {
+                try insertKey.execute([.integer(entity.layout.code), .text(entity.name), .integer(entity.superentity?.layout.code ?? 0)])
+            }
+            var metadata: [String: any Sendable] = [
+                PersistentStore.MetadataKey.storeUUID: UUID().uuidString,
+                PersistentStore.MetadataKey.storeType: typeName,
+                PersistentStore.MetadataKey.modelVersionHash: model.versionHash.hexString,
+            ]
+            var entityHashes: [String: String] = [:]
+            for (name, hash) in model.entityVersionHashesByName { entityHashes[name] = hash.hexString }
+            metadata[PersistentStore.MetadataKey.entityVersionHashes] = entityHashes
+            try writeMetadata(metadata, on: connection)
+            return metadata
+        }
+        if readOnly { return try body() }
+        return try connection.transaction(.immediate, body)
+    }
+
+    static func tableExists(_ name: String, on connection: SQLiteConnection) throws -> Bool {
+        let statement = try connection.cachedStatement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+        var found = false
+        try statement.forEachRow([.text(name)]) { _ in found = true }
+        return found
+    }
+
+    static func readMetadata(on connection: SQLiteConnection, url: URL) throws -> [String: any Sendable] {
+        let statement = try connection.cachedStatement("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
+        var plist: Data?
+        try statement.forEachRow { plist = $0.blob(at: 1) }
+        guard let plist, let decoded = try? PropertyListSerialization.propertyList(from: plist, options: [], format: nil) as? [String: Any] else {
+            throw StrataError(code: StrataError.Code.persistentStoreOpen, message: "The store's metadata is missing or damaged", url: url)
+        }
+        return MetadataCoding.sendable(decoded)
+    }
+
+    static func writeMetadata(_ metadata: [String: any Sendable], on connection: SQLiteConnection) throws {
+        let data = try PropertyListSerialization.data(fromPropertyList: MetadataCoding.propertyList(metadata), format: .binary, options: 0)
+        let statement = try connection.cachedStatement("INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)")
+        try statement.execute([.text(metadata[PersistentStore.MetadataKey.storeUUID] as? String ?? ""), .blob(data)])
+    }
+
+    /// Compares the store's recorded version hashes with the model's; a mismatch is a clear
+    /// error naming the entities that differ (migration is a separate step).
+    static func checkCompatibility(_ metadata: [String: any Sendable], model: ManagedObjectModel, url: URL) throws {
+        let storeHash = metadata[PersistentStore.MetadataKey.modelVersionHash] as? String ?? ""
+        let modelHash = model.versionHash.hexString
+        guard storeHash != modelHash else { return }
+        let storeEntities = metadata[PersistentStore.MetadataKey.entityVersionHashes] as? [String: String] ?? [:]
+        var differences: [String] = []
+        let modelEntities = model.entityVersionHashesByName.mapValues(\.hexString)
+        for name in Set(storeEntities.keys).union(modelEntities.keys).sorted() {
+            switch (storeEntities[name], modelEntities[name]) {
+            case (nil, _): differences.append("'\(name)' is new in the model")
+            case (_, nil): differences.append("'\(name)' is in the store but not in the model")
+            case (let a?, let b?) where a != b: differences.append("'\(name)' changed")
+            default: break
+            }
+        }
+        var error = StrataError(
+            code: StrataError.Code.persistentStoreOpen,
+            message: "The model used to open the store is incompatible with the one used to create it (store model hash \(storeHash.prefix(12))…, this model \(modelHash.prefix(12))…): \(differences.isEmpty ? "versions differ" : differences.joined(separator: "; ")). Migrate the store or open it with its own model.",
+            url: url)
+        error.underlyingErrors = [StrataError(code: StrataError.Code.persistentStoreIncompatibleVersionHash, message: "Version hashes differ", url: url)]
+        throw error
+    }
+
+    func metadata() -> [String: any Sendable] { metadataState.withLock { $0 } }
+
+    func setMetadata(_ metadata: [String: any Sendable]) throws {
+        var merged = metadata
+        let current = self.metadata()
+        // The keys Strata owns cannot be changed by the app.
+        for key in [PersistentStore.MetadataKey.storeUUID, PersistentStore.MetadataKey.storeType, PersistentStore.MetadataKey.modelVersionHash, PersistentStore.MetadataKey.entityVersionHashes] {
+            merged[key] = current[key]
+        }
+        try pool.withWriter { connection in
+            try connection.transaction(.immediate) { try Self.writeMetadata(merged, on: connection) }
+        }
+        metadataState.withLock { $0 = merged }
+    }
+
+    // MARK: Errors
+
+    func wrap(_ error: any Error, _ doing: String) -> StrataError {
+        StrataError.wrapping(error, while: doing, url: url)
+    }
+}
+
+/// Converts metadata between property lists and `Sendable` dictionaries.
+enum MetadataCoding {
+    static func sendable(_ value: [String: Any]) -> [String: any Sendable] {
+        var result: [String: any Sendable] = [:]
+        for (key, item) in value { if let converted = sendableValue(item) { result[key] = converted } }
+        return result
+    }
+
+    private static func sendableValue(_ value: Any) -> (any Sendable)? {
+        switch value {
+        case let v as String: return v
+        case let v as Bool: return v
+        case let v as Int: return v
+        case let v as Int64: return v
+        case let v as Double: return v
+        case let v as Date: return v
+        case let v as Data: return v
+        case let v as [String: String]: return v
+        case let v as [String: Any]: return sendable(v)
+        case let v as [Any]: return v.compactMap(sendableValue)
+        case let v as NSNumber: return v.doubleValue
+        default: return nil
+        }
+    }
+
+    static func propertyList(_ value: [String: any Sendable]) -> [String: Any] {
+        var result: [String: Any] = [:]
+        for (key, item) in value { result[key] = plistValue(item) }
+        return result
+    }
+
+    private static func plistValue(_ value: any Sendable) -> Any {
+        switch value {
+        case let v as [String: any Sendable]: return propertyList(v)
+        case let v as [any Sendable]: return v.map(plistValue)
+        default: return value
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import StrataSQLite
+
+/// What a persistent store does for its coordinator. Implementations are thread-safe: the
+/// coordinator calls them from the queues of many contexts at once.
+protocol StoreBackend: AnyObject, Sendable {
+    /// The identity shared by every object ID of this store.
+    var token: StoreToken { get }
+    /// The store's metadata (its identifier, type, model version hashes, and app values).
+    func metadata() -> [String: any Sendable]
+    /// Replaces the app-defined part of the metadata (written at the next save).
+    func setMetadata(_ metadata: [String: any Sendable]) throws
+
+    /// Rows matching a plan, with their values.
+    func fetchRows(_ plan: FetchPlan) throws -> [RowSnapshot]
+    /// IDs of the rows matching a plan, in order.
+    func fetchIDs(_ plan: FetchPlan) throws -> [ManagedObjectID]
+    /// Number of rows matching a plan (honouring limit and offset).
+    func count(_ plan: FetchPlan) throws -> Int
+    /// The rows of `ids` that still exist (any order).
+    func snapshots(for ids: [ManagedObjectID]) throws -> [RowSnapshot]
+    /// The contents of a to-many relationship for each of `ids` (every owner gets an entry).
+    func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [ManagedObjectID]]
+    /// Writes a change set in one transaction: all of it or none of it.
+    func save(_ changes: StoreChangeSet) throws -> StoreSaveResult
+    /// Hands out `count` new primary keys for rows of `entity`'s table.
+    func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64]
+    /// Closes the store's connections.
+    func close()
+}
+
+/// The inserted, updated and deleted rows of one save, in stored form.
+struct StoreChangeSet: @unchecked Sendable {
+    // @unchecked Sendable: built on the saving context's queue, then only read by the store;
+    // holds frozen model descriptions.
+    var inserts: [RowChange] = []
+    var updates: [RowChange] = []
+    var deletes: [RowDeletion] = []
+    var toManyChanges: [ToManyChange] = []
+
+    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && toManyChanges.isEmpty }
+}
+
+/// One inserted or updated row. An inserted row whose ID is already permanent (from
+/// `obtainPermanentIDs(for:)`) keeps that key.
+struct RowChange {
+    var objectID: ManagedObjectID
+    /// The version the context last read (updates); 0 for inserts.
+    var baseVersion: Int64
+    var attributes: ContiguousArray<SQLiteValue>
+    var toOne: ContiguousArray<ManagedObjectID?>
+    /// For updates: the attribute slots that changed (all for inserts).
+    var changedAttributeSlots: [Int]
+    /// For updates: the to-one slots that changed.
+    var changedToOneSlots: [Int]
+    /// Whether an update may overwrite the row whatever its version (merge policies that let
+    /// the object win).
+    var ignoresVersion = false
+}
+
+/// One deleted row.
+struct RowDeletion {
+    var objectID: ManagedObjectID
+    var baseVersion: Int64
+    var ignoresVersion = false
+}
+
+/// The new contents of a to-many relationship of one object.
+struct ToManyChange {
+    var owner: ManagedObjectID
+    var relationship: RelationshipDescription
+    var added: [ManagedObjectID]
+    var removed: [ManagedObjectID]
+    /// For ordered relationships: the whole new order.
+    var ordered: [ManagedObjectID]?
+}
+
+/// What a successful save did.
+struct StoreSaveResult: Sendable {
+    /// Temporary IDs of inserted objects and the permanent IDs they received.
+    var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
+    /// The new row version of every inserted and updated object (by permanent ID).
+    var versions: [ManagedObjectID: Int64] = [:]
+}
