@@ -1,0 +1,70 @@
+import Foundation
+import Strata
+
+/// A complete stack for a test: a model, a coordinator with one store (a SQLite file in a fresh
+/// temporary folder, or in memory) and helpers to make contexts and reopen the store.
+/// Thread-safe once created.
+public final class TestStack: @unchecked Sendable {
+    // @unchecked Sendable: all stored properties are immutable and Sendable classes, except the
+    // coordinator which is replaced only by `reopen()` (called by the test's own thread).
+    /// The store kinds a test can run on.
+    public enum Kind: Sendable, CaseIterable, CustomStringConvertible {
+        case sqlite
+        case inMemory
+        public var description: String { self == .sqlite ? "SQLite" : "in-memory" }
+    }
+
+    /// The model.
+    public let model: ManagedObjectModel
+    /// The folder holding the store file.
+    public let directory: TemporaryDirectory
+    /// The store file (SQLite stacks).
+    public let storeURL: URL
+    /// The store kind.
+    public let kind: Kind
+    /// Options the store is added with.
+    public let options: [String: any Sendable]
+    /// The coordinator (replaced by ``reopen()``).
+    public private(set) var coordinator: PersistentStoreCoordinator
+
+    /// Creates a stack and adds its store. Throws what `addPersistentStore` throws.
+    public init(model: ManagedObjectModel, kind: Kind = .sqlite, options: [String: any Sendable] = [:]) throws {
+        self.model = model
+        self.kind = kind
+        self.directory = TemporaryDirectory()
+        self.storeURL = directory.file("Test.sqlite")
+        var allOptions = options
+        allOptions[PersistentStoreOption.recordsSQL] = true
+        self.options = allOptions
+        self.coordinator = try Self.makeCoordinator(model: model, kind: kind, url: storeURL, options: allOptions)
+    }
+
+    private static func makeCoordinator(model: ManagedObjectModel, kind: Kind, url: URL, options: [String: any Sendable]) throws -> PersistentStoreCoordinator {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        switch kind {
+        case .sqlite: try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+        case .inMemory: try coordinator.addPersistentStore(type: .inMemory, options: options)
+        }
+        return coordinator
+    }
+
+    /// A new private-queue root context.
+    public func newContext(name: String? = nil) -> ManagedObjectContext {
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        context.name = name
+        return context
+    }
+
+    /// Closes the store and opens it again with a new coordinator (SQLite stacks; an in-memory
+    /// stack keeps its coordinator since its data lives in it). Contexts made before stay on the
+    /// old coordinator.
+    public func reopen() throws {
+        guard kind == .sqlite else { return }
+        for store in coordinator.persistentStores { try coordinator.remove(store) }
+        coordinator = try Self.makeCoordinator(model: model, kind: kind, url: storeURL, options: options)
+    }
+
+    /// A recorder of the SQL this stack's coordinator runs.
+    public func recordSQL() -> SQLRecorder { SQLRecorder(coordinator: coordinator) }
+}
