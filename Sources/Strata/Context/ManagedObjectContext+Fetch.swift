@@ -98,6 +98,7 @@ extension ManagedObjectContext {
             let rows = try parent.fetchRows(plan)
             objects = []
             objects.reserveCapacity(rows.count)
+            state.registry.reserve(additional: rows.count)
             for row in rows {
                 objects.append(register(row, asFault: request.returnsObjectsAsFaults, refresh: request.shouldRefreshRefetchedObjects))
             }

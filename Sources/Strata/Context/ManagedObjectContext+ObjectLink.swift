@@ -5,26 +5,8 @@ extension ManagedObjectContext: ObjectContextLink {
     var publicContext: ManagedObjectContext? { self }
 
     func fulfillFault(of object: ManagedObject) {
-        // A fault with a snapshot attached by a fetch fires without I/O.
-        if let snapshot = object.snapshot, isFresh(snapshot) {
-            apply(snapshot, to: object)
-            return
-        }
         do {
-            let ids = batchFaultingIDs(around: object)
-            let snapshots = try requireParentStore().snapshots(for: ids)
-            var found = false
-            for snapshot in snapshots {
-                if snapshot.objectID == object.objectID {
-                    apply(snapshot, to: object)
-                    found = true
-                } else if let other = state.registry.object(for: snapshot.objectID), other.isFaultStorage {
-                    // Batch faulting: the other faults of the batch get their values too.
-                    other.snapshot = snapshot
-                    other.faultBatch = nil
-                }
-            }
-            if !found { handleMissingRow(of: object) }
+            try loadFault(object)
         } catch let error as StrataError {
             object.isFaultStorage = false
             object.record(error)
@@ -34,15 +16,45 @@ extension ManagedObjectContext: ObjectContextLink {
         }
     }
 
-    /// A fault whose row is gone: a deleted object with nil values, or a recorded error.
-    func handleMissingRow(of object: ManagedObject) {
-        if object.objectID.isTemporaryID || !shouldDeleteInaccessibleFaults {
-            object.isFaultStorage = false
-            object.record(StrataError(
-                code: StrataError.Code.managedObjectReferentialIntegrity,
-                message: "CoreData could not fulfill a fault: the \(object.entity.name) object's row no longer exists",
-                entityName: object.entity.name, objectID: object.objectID))
+    func fulfillFaultThrowing(of object: ManagedObject) throws {
+        try loadFault(object)
+    }
+
+    /// Loads a fault's values: from the snapshot a fetch attached, the row cache, or the parent
+    /// store (with the other faults of its batch). Throws when the row is gone and
+    /// `shouldDeleteInaccessibleFaults` is false; the object then stays a fault.
+    func loadFault(_ object: ManagedObject) throws {
+        guard object.isFaultStorage else { return }
+        // A fault with a snapshot attached by a fetch fires without I/O.
+        let staleness = stalenessInterval
+        if let snapshot = object.snapshot, snapshot.isFresh(stalenessInterval: staleness) {
+            apply(snapshot, to: object)
             return
+        }
+        let ids = batchFaultingIDs(around: object)
+        let snapshots = try requireParentStore().snapshots(for: ids, maxAge: staleness)
+        var found = false
+        for snapshot in snapshots {
+            if snapshot.objectID == object.objectID {
+                apply(snapshot, to: object)
+                found = true
+            } else if let other = state.registry.object(for: snapshot.objectID), other.isFaultStorage {
+                // Batch faulting: the other faults of the batch get their values too.
+                other.snapshot = snapshot
+                other.faultBatch = nil
+            }
+        }
+        if !found { try handleMissingRow(of: object) }
+    }
+
+    /// A fault whose row is gone: with `shouldDeleteInaccessibleFaults` (the default) it becomes
+    /// a deleted object with nil values; otherwise firing it throws (133000).
+    func handleMissingRow(of object: ManagedObject) throws {
+        if object.objectID.isTemporaryID || !shouldDeleteInaccessibleFaults {
+            throw StrataError(
+                code: StrataError.Code.managedObjectReferentialIntegrity,
+                message: "The fault could not be fulfilled: the \(object.entity.name) object's row no longer exists (shouldDeleteInaccessibleFaults is off)",
+                entityName: object.entity.name, objectID: object.objectID)
         }
         prepareStorage(of: object, defaults: false)
         object.isFaultStorage = false
@@ -51,8 +63,6 @@ extension ManagedObjectContext: ObjectContextLink {
         state.updated.remove(object)
         // Not in `deleted`: there is nothing left to delete in the store.
     }
-
-    func isFresh(_ snapshot: RowSnapshot) -> Bool { true }
 
     /// IDs to load along with a fault (the fault itself, plus the other faults of its batch).
     func batchFaultingIDs(around object: ManagedObject) -> [ManagedObjectID] {

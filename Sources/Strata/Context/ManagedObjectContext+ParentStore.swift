@@ -27,6 +27,10 @@ extension ManagedObjectContext: ParentStore {
         }
     }
 
+    func fetchIDList(_ plan: FetchPlan) throws -> ObjectIDList {
+        ObjectIDList(try fetchIDs(plan), entity: plan.entity)
+    }
+
     func count(_ plan: FetchPlan) throws -> Int {
         try performAndWait {
             if hasPendingChanges(for: plan) { return try objectsForChild(plan).count }
@@ -40,7 +44,7 @@ extension ManagedObjectContext: ParentStore {
         return rows.map { register($0, asFault: true, refresh: false) }
     }
 
-    func snapshots(for ids: [ManagedObjectID]) throws -> [RowSnapshot] {
+    func snapshots(for ids: [ManagedObjectID], maxAge: TimeInterval) throws -> [RowSnapshot] {
         try performAndWait {
             var result: [RowSnapshot] = []
             var forward: [ManagedObjectID] = []
@@ -58,7 +62,7 @@ extension ManagedObjectContext: ParentStore {
                 }
                 if !id.isTemporaryID { forward.append(id) }
             }
-            if !forward.isEmpty { result += try requireParentStore().snapshots(for: forward) }
+            if !forward.isEmpty { result += try requireParentStore().snapshots(for: forward, maxAge: maxAge) }
             return result
         }
     }

@@ -170,9 +170,14 @@ extension ManagedObjectContext {
             object.change = .none
             object.changedMask.removeAll()
         }
+        var deletedIDs: [ManagedObjectID] = []
         for object in deletedObjects {
+            deletedIDs.append(object.objectID)
             detach(object)
             object.snapshot = nil
+        }
+        if parent == nil, let coordinator = persistentStoreCoordinator {
+            coordinator.didSave(snapshots: (insertedObjects + updatedObjects).compactMap(\.snapshot), deleted: deletedIDs)
         }
         // Objects inserted then deleted before this save never reached the store.
         state.inserted.removeAll()

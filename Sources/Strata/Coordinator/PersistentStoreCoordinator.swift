@@ -15,6 +15,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     private let storesState = Mutex<[PersistentStore]>([])
     /// Observers of the SQL the coordinator's stores run (test support).
     package let sqlObservers = SQLObservers()
+    /// The row cache shared by the coordinator's contexts.
+    let rowCache = RowCache()
     /// A name for debugging.
     public let name: String?
 
@@ -150,27 +152,60 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 extension PersistentStoreCoordinator: ParentStore {
     var rootCoordinator: PersistentStoreCoordinator? { self }
 
+    /// Fetches larger than this do not fill the row cache: their objects carry their own values
+    /// (they fire without the cache), and caching a million rows would double a fetch's cost.
+    static let rowCacheFetchLimit = 10_000
+
     func fetchRows(_ plan: FetchPlan) throws -> [RowSnapshot] {
-        try store(for: plan.entity).backend.fetchRows(plan)
+        let rows = try store(for: plan.entity).backend.fetchRows(plan)
+        if rows.count <= Self.rowCacheFetchLimit { rowCache.store(rows) }
+        return rows
     }
 
     func fetchIDs(_ plan: FetchPlan) throws -> [ManagedObjectID] {
         try store(for: plan.entity).backend.fetchIDs(plan)
     }
 
+    func fetchIDList(_ plan: FetchPlan) throws -> ObjectIDList {
+        try store(for: plan.entity).backend.fetchIDList(plan)
+    }
+
     func count(_ plan: FetchPlan) throws -> Int {
         try store(for: plan.entity).backend.count(plan)
     }
 
-    func snapshots(for ids: [ManagedObjectID]) throws -> [RowSnapshot] {
-        let stores = persistentStores
-        if stores.count == 1, let only = stores.first { return try only.backend.snapshots(for: ids) }
-        var grouped: [ObjectIdentifier: (PersistentStore, [ManagedObjectID])] = [:]
+    func snapshots(for ids: [ManagedObjectID], maxAge: TimeInterval) throws -> [RowSnapshot] {
+        var result: [RowSnapshot] = []
+        var missing: [ManagedObjectID] = []
         for id in ids {
-            let store = try store(for: id)
-            grouped[ObjectIdentifier(store), default: (store, [])].1.append(id)
+            if let cached = rowCache.snapshot(for: id, maxAge: maxAge) {
+                result.append(cached)
+            } else if !id.isTemporaryID {
+                missing.append(id)
+            }
         }
-        return try grouped.values.flatMap { try $0.0.backend.snapshots(for: $0.1) }
+        guard !missing.isEmpty else { return result }
+        let stores = persistentStores
+        var loaded: [RowSnapshot]
+        if stores.count == 1, let only = stores.first {
+            loaded = try only.backend.snapshots(for: missing)
+        } else {
+            var grouped: [ObjectIdentifier: (PersistentStore, [ManagedObjectID])] = [:]
+            for id in missing {
+                let store = try store(for: id)
+                grouped[ObjectIdentifier(store), default: (store, [])].1.append(id)
+            }
+            loaded = try grouped.values.flatMap { try $0.0.backend.snapshots(for: $0.1) }
+        }
+        rowCache.store(loaded)
+        result += loaded
+        return result
+    }
+
+    /// Records what a root save wrote in the row cache.
+    func didSave(snapshots: [RowSnapshot], deleted: [ManagedObjectID]) {
+        rowCache.store(snapshots)
+        rowCache.remove(deleted)
     }
 
     func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [ManagedObjectID]] {

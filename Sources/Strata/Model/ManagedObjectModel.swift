@@ -62,7 +62,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
 
     /// The entities by name.
     public var entitiesByName: [String: EntityDescription] {
-        if let frozen = state.withLock({ $0 }) { return frozen.entitiesByName }
+        if let frozen = state.withLock({ $0?.entitiesByName }) { return frozen }
         var result: [String: EntityDescription] = [:]
         for entity in _entities where result[entity.name] == nil { result[entity.name] = entity }
         return result
@@ -144,7 +144,9 @@ public final class ManagedObjectModel: @unchecked Sendable {
 
     /// The entity whose `managedObjectClass` is exactly `type`, if any. Callable from any queue.
     public func entity(for type: ManagedObject.Type) -> EntityDescription? {
-        if let frozen = state.withLock({ $0 }) { return frozen.classToEntity[ObjectIdentifier(type)] }
+        let key = ObjectIdentifier(type)
+        let (frozen, found) = state.withLock { ($0 != nil, $0?.classToEntity[key]) }
+        if frozen { return found }
         return _entities.first { $0.managedObjectClass == type }
     }
 

@@ -8,8 +8,7 @@ struct ModelChecker {
     static let reservedPropertyNames: Set<String> = [
         "description", "debugDescription", "entity", "objectID", "managedObjectContext", "isInserted",
         "isUpdated", "isDeleted", "isFault", "hasChanges", "hasPersistentChangedValues", "changedValues",
-        "changedValuesForCurrentEvent", "committedValues", "hash", "hashValue", "self", "class", "superclass",
-        "value", "setValue", "primitiveValue", "setPrimitiveValue", "faultingState", "isEqual",
+        "changedValuesForCurrentEvent", "hash", "hashValue", "self", "class", "superclass",
     ]
 
     private func problem(_ message: String, entity: String? = nil, key: String? = nil) -> StrataError {

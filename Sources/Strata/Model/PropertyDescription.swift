@@ -15,6 +15,7 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
     private var _userInfo: [String: any Sendable] = [:]
     private var _versionHashModifier: String?
     private var _renamingIdentifier: String?
+    private var _isIndexed = false
     private var _validationPredicates: [ObjectPredicate] = []
     private var _validationWarnings: [String] = []
 
@@ -63,6 +64,14 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
     public var versionHashModifier: String? {
         get { _versionHashModifier }
         set { mutate("versionHashModifier") { _versionHashModifier = newValue } }
+    }
+
+    /// Whether the store keeps an index on the property's column, so sorts and comparisons on it
+    /// (and `fetchLimit` with such a sort) cost what the index allows. Indexes do not change the
+    /// model's version hash: adding one to an existing store creates it when the store opens.
+    public var isIndexed: Bool {
+        get { _isIndexed }
+        set { mutate("isIndexed") { _isIndexed = newValue } }
     }
 
     /// The name of this property in the previous model version (for migration).

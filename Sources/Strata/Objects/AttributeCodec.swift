@@ -224,13 +224,10 @@ enum AttributeCodec {
 
     /// Unwraps `Optional<Any>` nested inside `Any`, so `Optional<String>.none` passed as `Any`
     /// counts as nil.
+    @inline(__always)
     static func unwrapOptional(_ value: Any?) -> Any? {
         guard let value else { return nil }
-        let mirror = Mirror(reflecting: value)
-        if mirror.displayStyle == .optional {
-            guard let child = mirror.children.first else { return nil }
-            return unwrapOptional(child.value)
-        }
+        if let optional = value as? OptionalUnwrapping { return optional.unwrappedValue }
         return value
     }
 
@@ -248,6 +245,20 @@ enum AttributeCodec {
 
     private static func entityName(_ attribute: AttributeDescription) -> String {
         attribute.entity?.name ?? "?"
+    }
+}
+
+/// Lets `unwrapOptional` see through an `Optional` boxed in `Any` without reflection.
+protocol OptionalUnwrapping {
+    var unwrappedValue: Any? { get }
+}
+
+extension Optional: OptionalUnwrapping {
+    var unwrappedValue: Any? {
+        switch self {
+        case .some(let wrapped): return AttributeCodec.unwrapOptional(wrapped)
+        case .none: return nil
+        }
     }
 }
 

@@ -102,6 +102,37 @@ extension ManagedObject {
         return result
     }
 
+    // MARK: Typed fast paths (property wrappers)
+
+    /// The stored value and type of a stored attribute, loading the object's values first.
+    func storedAttribute(forKey key: String) -> (SQLiteValue, AttributeType)? {
+        checkAccess("value(forKey:)")
+        guard case .attribute(let index)? = entity.layout.slots[key] else { return nil }
+        fireFaultIfNeeded()
+        guard index < attributeValues.count else { return nil }
+        return (attributeValues[index], entity.layout.storedAttributes[index].type)
+    }
+
+    /// The type of a stored attribute, or nil for other keys.
+    func storedAttributeType(forKey key: String) -> AttributeType? {
+        guard case .attribute(let index)? = entity.layout.slots[key] else { return nil }
+        return entity.layout.storedAttributes[index].type
+    }
+
+    /// Sets a stored attribute from a value already in stored form (checked by the caller).
+    func setStoredAttribute(_ stored: SQLiteValue, forKey key: String) {
+        checkAccess("setValue(_:forKey:)")
+        guard case .attribute(let index)? = entity.layout.slots[key] else { return }
+        if change == .deleted {
+            record(StrataError(code: StrataError.Code.managedObjectValidation, message: "'\(key)' was set on a deleted \(entity.name)", entityName: entity.name, key: key, objectID: objectID))
+            return
+        }
+        fireFaultIfNeeded()
+        guard index < attributeValues.count, !attributeValues[index].isIdentical(to: stored) else { return }
+        attributeValues[index] = stored
+        markChanged(.attribute(index))
+    }
+
     // MARK: Slot access
 
     func value(at slot: PropertySlot) -> Any? {

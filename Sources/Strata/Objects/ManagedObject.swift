@@ -134,6 +134,17 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         if isFaultStorage { link?.fulfillFault(of: self) }
     }
 
+    /// Fires the fault now (loads the object's values), throwing if that fails: for example
+    /// when the row was deleted elsewhere and the context's `shouldDeleteInaccessibleFaults` is
+    /// off (133000). Property access fires faults implicitly and records such failures for the
+    /// next `save()` instead. Does nothing for an object that is not a fault. Call on the
+    /// context's queue.
+    public func fulfillFault() throws {
+        checkAccess("fulfillFault()")
+        guard isFaultStorage, let link else { return }
+        try link.fulfillFaultThrowing(of: self)
+    }
+
     // MARK: Hashable (identity)
 
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }

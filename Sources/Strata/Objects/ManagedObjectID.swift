@@ -89,7 +89,10 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(key)
+        switch key {
+        case .permanent(let pk): hasher.combine(pk)
+        case .temporary(let number): hasher.combine(~number)
+        }
     }
 
     public var description: String {

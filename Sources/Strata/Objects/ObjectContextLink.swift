@@ -9,8 +9,10 @@ protocol ObjectContextLink: AnyObject {
     /// Traps (in concurrency debug mode) if the current thread is not allowed to touch the
     /// context; `call` names the API used.
     func checkAccess(_ call: StaticString)
-    /// Loads a fault's values. On failure the object stays a fault and the problem is recorded.
+    /// Loads a fault's values. On failure the problem is recorded for the next save.
     func fulfillFault(of object: ManagedObject)
+    /// Loads a fault's values, throwing on failure (the object stays a fault).
+    func fulfillFaultThrowing(of object: ManagedObject) throws
     /// Notes that `object` changed (it becomes updated unless inserted or deleted).
     func objectDidChange(_ object: ManagedObject)
     /// Records a problem that the next `save()` reports (for APIs that cannot throw).

@@ -30,6 +30,11 @@ final class ObjectRegistry {
         register(object)
     }
 
+    /// Makes room for `additional` more objects (before registering a large fetch).
+    func reserve(additional: Int) {
+        entries.reserveCapacity(entries.count + additional)
+    }
+
     /// Number of registered objects.
     var count: Int { entries.count }
 

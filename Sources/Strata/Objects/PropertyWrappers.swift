@@ -27,19 +27,37 @@ public struct Attribute<Value: AttributeValueConvertible> {
         set { preconditionFailure("unreachable: wrappedValue is unavailable") }
     }
 
-    /// Reads and writes the attribute on the enclosing object.
+    /// Reads and writes the attribute on the enclosing object. Inlinable so that the key-path
+    /// read of the wrapper's key compiles to a field access in the subclass's module.
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Attribute<Value>>
     ) -> Value {
-        get {
-            let key = object[keyPath: storageKeyPath].key
-            return Value.fromAttributeValue(object.value(forKey: key)) ?? Value.absentAttributeValue
+        get { read(object[keyPath: storageKeyPath].key, of: object) }
+        set { write(newValue, object[keyPath: storageKeyPath].key, of: object) }
+    }
+
+    @usableFromInline
+    static func read(_ key: String, of object: ManagedObject) -> Value {
+        if let (stored, type) = object.storedAttribute(forKey: key), let value = Value._fromStored(StoredAttributeValue(stored), type: type) {
+            return value
         }
-        set {
-            let key = object[keyPath: storageKeyPath].key
-            object.setValue(newValue.attributeValue, forKey: key)
+        let raw = object.value(forKey: key)
+        if let value = Value.fromAttributeValue(raw) { return value }
+        if let raw {
+            object.record(StrataError(code: StrataError.Code.managedObjectValidation, message: "'\(object.entity.name).\(key)' holds a \(type(of: raw)) value, which the property's type \(Value.self) cannot represent", entityName: object.entity.name, key: key, objectID: object.objectID))
         }
+        return Value.absentAttributeValue
+    }
+
+    @usableFromInline
+    static func write(_ newValue: Value, _ key: String, of object: ManagedObject) {
+        if let type = object.storedAttributeType(forKey: key), let stored = newValue._toStored(type: type) {
+            object.setStoredAttribute(stored.raw, forKey: key)
+            return
+        }
+        object.setValue(newValue.attributeValue, forKey: key)
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import StrataSQLite
 
@@ -15,12 +16,26 @@ final class RowSnapshot: Sendable {
     let attributes: ContiguousArray<SQLiteValue>
     /// To-one relationship targets, by to-one slot.
     let toOne: ContiguousArray<ManagedObjectID?>
+    /// When the values were read from the store (monotonic nanoseconds), for `stalenessInterval`.
+    let fetchedAt: UInt64
 
-    init(objectID: ManagedObjectID, version: Int64, attributes: ContiguousArray<SQLiteValue>, toOne: ContiguousArray<ManagedObjectID?>) {
+    init(objectID: ManagedObjectID, version: Int64, attributes: ContiguousArray<SQLiteValue>, toOne: ContiguousArray<ManagedObjectID?>, fetchedAt: UInt64 = RowSnapshot.now()) {
         self.objectID = objectID
         self.version = version
         self.attributes = attributes
         self.toOne = toOne
+        self.fetchedAt = fetchedAt
+    }
+
+    /// The monotonic clock snapshots are stamped with.
+    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    /// Whether the snapshot is young enough for a context with `stalenessInterval` (negative:
+    /// any age; 0: never reuse).
+    func isFresh(stalenessInterval: TimeInterval) -> Bool {
+        if stalenessInterval < 0 { return true }
+        let age = Double(Self.now() &- fetchedAt) / 1_000_000_000
+        return age <= stalenessInterval
     }
 
     var entity: EntityDescription { objectID.entity }

@@ -39,7 +39,13 @@ struct SQLFragment: CustomStringConvertible {
 
     /// `"name"` with embedded quotes doubled.
     static func identifier(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
+        var escaped = ""
+        for character in name {
+            if character == "\"" { escaped.append("\"") }
+            escaped.append(character)
+        }
+        return "\"" + escaped + "\""
     }
 
     var description: String { text }

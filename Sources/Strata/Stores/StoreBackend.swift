@@ -15,6 +15,8 @@ protocol StoreBackend: AnyObject, Sendable {
     func fetchRows(_ plan: FetchPlan) throws -> [RowSnapshot]
     /// IDs of the rows matching a plan, in order.
     func fetchIDs(_ plan: FetchPlan) throws -> [ManagedObjectID]
+    /// IDs of the rows matching a plan, in order, in compact form.
+    func fetchIDList(_ plan: FetchPlan) throws -> ObjectIDList
     /// Number of rows matching a plan (honouring limit and offset).
     func count(_ plan: FetchPlan) throws -> Int
     /// The rows of `ids` that still exist (any order).
@@ -27,6 +29,12 @@ protocol StoreBackend: AnyObject, Sendable {
     func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64]
     /// Closes the store's connections.
     func close()
+}
+
+extension StoreBackend {
+    func fetchIDList(_ plan: FetchPlan) throws -> ObjectIDList {
+        ObjectIDList(try fetchIDs(plan), entity: plan.entity)
+    }
 }
 
 /// The inserted, updated and deleted rows of one save, in stored form.

@@ -70,6 +70,8 @@ final class SQLiteSchema: @unchecked Sendable {
     private(set) var joinTables: [JoinTable] = []
     /// Columns keyed by "table.Z_FOK_x" for ordered one-to-many positions.
     private var orderColumnNames: [ObjectIdentifier: String] = [:]
+    /// The INSERT statement of each entity, built once.
+    private var insertStatements: [ObjectIdentifier: String] = [:]
 
     init(model: ManagedObjectModel) {
         self.model = model
@@ -105,6 +107,9 @@ final class SQLiteSchema: @unchecked Sendable {
                         let name = uniqueName("Z" + attribute.name.uppercased(), in: &usedColumns)
                         table.columns.append(Column(name: name, declaration: Self.declaration(for: attribute.type)))
                         columnForProperty[ObjectIdentifier(attribute)] = 2 + table.columns.count
+                        if attribute.isIndexed {
+                            table.indexes.append("CREATE INDEX IF NOT EXISTS \"\(tableName)_\(name)_INDEX\" ON \"\(tableName)\" (\"\(name)\")")
+                        }
                     case let relationship as RelationshipDescription where !relationship.isToMany:
                         let name = uniqueName("Z" + relationship.name.uppercased(), in: &usedColumns)
                         table.columns.append(Column(name: name, declaration: "INTEGER"))
@@ -188,6 +193,22 @@ final class SQLiteSchema: @unchecked Sendable {
         }
         // Entity column maps may have shifted index for tables that gained order columns: they
         // only ever append, so earlier indexes stay valid.
+        for entity in model.entities {
+            guard let table = table(for: entity), let columns = columns(for: entity) else { continue }
+            var names = ["Z_PK", "Z_ENT", "Z_OPT"]
+            for column in columns.attributeColumns { names.append(columnName(column, in: table)) }
+            for column in columns.toOneColumns {
+                names.append(columnName(column.key, in: table))
+                if let code = column.entityCode { names.append(columnName(code, in: table)) }
+            }
+            insertStatements[ObjectIdentifier(entity)] = "INSERT INTO \(SQLFragment.identifier(table.name)) (\(names.map(SQLFragment.identifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+        }
+    }
+
+    /// The INSERT statement for rows of `entity`: `Z_PK, Z_ENT, Z_OPT`, the attribute columns in
+    /// slot order, then each to-one's key (and entity code column).
+    func insertStatement(for entity: EntityDescription) -> String? {
+        insertStatements[ObjectIdentifier(entity)]
     }
 
     static func declaration(for type: AttributeType) -> String {
@@ -246,6 +267,11 @@ final class SQLiteSchema: @unchecked Sendable {
     /// Where a to-many relationship is stored.
     func storage(of relationship: RelationshipDescription) -> ToManyStorage? {
         toManyStorage[ObjectIdentifier(relationship)]
+    }
+
+    /// The SQL that creates every index (all `IF NOT EXISTS`).
+    var indexStatements: [String] {
+        creationStatements.filter { $0.hasPrefix("CREATE INDEX") || $0.hasPrefix("CREATE UNIQUE INDEX") }
     }
 
     /// The SQL that creates the whole schema.

@@ -65,6 +65,22 @@ extension SQLiteStore {
         }
     }
 
+    func fetchIDList(_ plan: FetchPlan) throws -> ObjectIDList {
+        let sql = try selectSQL(plan, columns: "t0.Z_PK, t0.Z_ENT")
+        do {
+            return try pool.withReader { connection in
+                let statement = try connection.cachedStatement(sql.text)
+                var list = ObjectIDList(entity: plan.entity, store: token, model: model)
+                try statement.forEachRow(sql.bindings) { row in
+                    list.append(key: row.int64(at: 0), code: row.int64(at: 1))
+                }
+                return list
+            }
+        } catch {
+            throw wrap(error, "Fetching \(plan.entity.name) IDs")
+        }
+    }
+
     func count(_ plan: FetchPlan) throws -> Int {
         var sql: SQLFragment
         if plan.limit > 0 || plan.offset > 0 {

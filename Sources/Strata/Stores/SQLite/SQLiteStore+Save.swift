@@ -112,28 +112,31 @@ extension SQLiteStore {
 
     private func insertRow(_ insert: RowChange, pk: Int64, resolve: (ManagedObjectID?) throws -> SQLiteValue, on connection: SQLiteConnection) throws {
         let entity = insert.objectID.entity
-        guard let table = schema.table(for: entity), let columns = schema.columns(for: entity) else {
+        guard let sql = schema.insertStatement(for: entity), let columns = schema.columns(for: entity) else {
             throw StrataError(code: StrataError.Code.persistentStoreSave, message: "Entity '\(entity.name)' is not stored in this store", entityName: entity.name, url: url)
         }
-        var names = ["Z_PK", "Z_ENT", "Z_OPT"]
-        var values: [SQLiteValue] = [.integer(pk), .integer(entity.layout.code), .integer(1)]
-        for (slot, column) in columns.attributeColumns.enumerated() {
-            names.append(schema.columnName(column, in: table))
-            values.append(slot < insert.attributes.count ? insert.attributes[slot] : .null)
+        let statement = try connection.cachedStatement(sql)
+        // Bind in the statement's column order (see SQLiteSchema.insertStatement(for:)).
+        var index: Int32 = 1
+        func bind(_ value: SQLiteValue) throws {
+            try statement.bind(value, at: index)
+            index += 1
+        }
+        try bind(.integer(pk))
+        try bind(.integer(entity.layout.code))
+        try bind(.integer(1))
+        for slot in columns.attributeColumns.indices {
+            try bind(slot < insert.attributes.count ? insert.attributes[slot] : .null)
         }
         for (slot, column) in columns.toOneColumns.enumerated() {
             let target = slot < insert.toOne.count ? insert.toOne[slot] : nil
-            names.append(schema.columnName(column.key, in: table))
-            values.append(try resolve(target))
-            if let codeColumn = column.entityCode {
-                names.append(schema.columnName(codeColumn, in: table))
-                values.append(target.map { .integer($0.entity.layout.code) } ?? .null)
+            try bind(try resolve(target))
+            if column.entityCode != nil {
+                try bind(target.map { .integer($0.entity.layout.code) } ?? .null)
             }
         }
-        let sql = "INSERT INTO \(SQLFragment.identifier(table.name)) (\(names.map(SQLFragment.identifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
-        let statement = try connection.cachedStatement(sql)
         do {
-            try statement.execute(values)
+            try statement.execute()
         } catch let error as SQLiteError where error.isConstraintViolation {
             var failure = StrataError.sqlite(error, while: "Inserting \(entity.name)", url: url, defaultCode: StrataError.Code.managedObjectConstraintMerge)
             failure.entityName = entity.name

@@ -89,6 +89,10 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
             if hasMetadata {
                 let metadata = try readMetadata(on: connection, url: url)
                 try checkCompatibility(metadata, model: model, url: url)
+                if !readOnly {
+                    // Indexes are not part of the version hash: create any the model added.
+                    for statement in schema.indexStatements { try connection.execute(statement) }
+                }
                 return metadata
             }
             if readOnly {

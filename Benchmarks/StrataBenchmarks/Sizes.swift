@@ -1,0 +1,19 @@
+/// Data-set sizes: the full run uses the sizes of the issue; `--quick` (CI) uses smaller ones
+/// with the same shape so the whole suite stays under two minutes.
+struct Sizes {
+    let quick: Bool
+    var large: Int { quick ? 100_000 : 1_000_000 }
+    var small: Int { 10_000 }
+    var insertSmall: Int { quick ? 20_000 : 100_000 }
+    var insertLarge: Int { quick ? 100_000 : 1_000_000 }
+    var faults: Int { 10_000 }
+    var parents: Int { quick ? 20_000 : 100_000 }
+    var childrenPerParent: Int { 3 }
+
+    static func label(_ count: Int) -> String {
+        if count == 0 { return "0" }
+        if count % 1_000_000 == 0 { return "\(count / 1_000_000)M" }
+        if count % 1_000 == 0 { return "\(count / 1_000)k" }
+        return "\(count)"
+    }
+}
