@@ -243,11 +243,27 @@ extension ManagedObjectContext {
         if !missing.isEmpty {
             for row in try parent.snapshots(for: missing) { rowsByID[row.objectID] = row }
         }
+        var byID: [ManagedObjectID: ManagedObject] = [:]
         for id in targets {
+            let object: ManagedObject
             if let row = rowsByID[id] {
-                result.append(register(row, asFault: true, refresh: false))
+                object = register(row, asFault: true, refresh: false)
             } else {
-                result.append(registeredOrFault(id))
+                object = registeredOrFault(id)
+            }
+            byID[id] = object
+            result.append(object)
+        }
+        // Each source keeps its prefetched neighbours alive, so they stay registered (and fire
+        // from their rows) for as long as the source is in use.
+        for object in objects {
+            switch object.entity.layout.slots[name] {
+            case .toMany(let slot)? where slot < object.toManyValues.count:
+                object.prefetchedObjects += (object.toManyValues[slot]?.ids ?? []).compactMap { byID[$0] }
+            case .toOne(let slot)? where slot < object.toOneValues.count:
+                if let id = object.toOneValues[slot], let target = byID[id] { object.prefetchedObjects.append(target) }
+            default:
+                break
             }
         }
         return result

@@ -36,6 +36,7 @@ extension ManagedObjectContext {
 
     /// Removes an object from the context; it keeps its values but is no longer managed.
     func detach(_ object: ManagedObject) {
+        object.prefetchedObjects = []
         state.registry.unregister(object.objectID, ifItIs: object)
         state.retained[ObjectIdentifier(object)] = nil
         object.link = nil
@@ -77,6 +78,7 @@ extension ManagedObjectContext {
         state.updated.remove(object)
         object.change = .none
         object.snapshot = nil
+        object.prefetchedObjects = []
         prepareStorage(of: object, defaults: false)
         object.isFaultStorage = true
         object.recordedProblems.removeAll()

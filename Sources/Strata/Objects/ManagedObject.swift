@@ -50,6 +50,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var recordedProblems: [StrataError] = []
     /// Set by every change; lets a save give `willSave()` another call to objects it changed.
     var changedSinceWillSave = false
+    /// Objects loaded for this one by relationship prefetching, kept alive as long as it is
+    /// (as Core Data's fired relationships keep theirs), so they fire without I/O.
+    var prefetchedObjects: [ManagedObject] = []
     /// For faults of a batched fetch: the fetch's IDs, so firing one loads its whole batch.
     var faultBatch: FaultBatch?
     var faultBatchIndex = 0
