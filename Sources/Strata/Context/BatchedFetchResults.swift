@@ -102,7 +102,7 @@ extension ManagedObjectContext {
         if !needed.isEmpty {
             do {
                 for row in try requireParentStore().snapshots(for: needed, maxAge: staleness) {
-                    if let object = state.registry.object(for: row.objectID), object.isFaultStorage {
+                    if let object = findRegistered(row.objectID), object.isFaultStorage {
                         object.snapshot = row
                     }
                 }

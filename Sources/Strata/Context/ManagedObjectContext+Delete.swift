@@ -62,6 +62,7 @@ extension ManagedObjectContext {
     func markDeleted(_ object: ManagedObject) {
         let wasInserted = object.change == .inserted
         object.change = .deleted
+        noteEvent(.deleted, for: object)
         state.updated.remove(object)
         if wasInserted {
             // Inserted and deleted before any save: it simply goes away.

@@ -111,7 +111,7 @@ extension ManagedObjectContext {
 
     /// The registered object for a fetched row, filled (or given the row to fire from).
     func register(_ row: RowSnapshot, asFault: Bool, refresh: Bool) -> ManagedObject {
-        if let existing = state.registry.object(for: row.objectID) {
+        if let existing = findRegistered(row.objectID) {
             if existing.isFaultStorage {
                 existing.snapshot = row
                 existing.faultBatch = nil
@@ -235,7 +235,7 @@ extension ManagedObjectContext {
         }
         // Load the targets' rows in one query; they come back as faults ready to fire without I/O.
         let missing = targets.filter { id in
-            guard let registered = state.registry.object(for: id) else { return !id.isTemporaryID }
+            guard let registered = findRegistered(id) else { return !id.isTemporaryID }
             return registered.isFaultStorage && registered.snapshot == nil
         }
         var result: [ManagedObject] = []

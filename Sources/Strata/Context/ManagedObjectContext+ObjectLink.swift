@@ -38,7 +38,7 @@ extension ManagedObjectContext: ObjectContextLink {
             if snapshot.objectID == object.objectID {
                 apply(snapshot, to: object)
                 found = true
-            } else if let other = state.registry.object(for: snapshot.objectID), other.isFaultStorage {
+            } else if let other = findRegistered(snapshot.objectID), other.isFaultStorage {
                 // Batch faulting: the other faults of the batch get their values too.
                 other.snapshot = snapshot
                 other.faultBatch = nil
@@ -72,7 +72,7 @@ extension ManagedObjectContext: ObjectContextLink {
         var ids = [object.objectID]
         for index in start..<end where batch.ids[index] != object.objectID {
             let id = batch.ids[index]
-            if let other = state.registry.object(for: id), !other.isFaultStorage { continue }
+            if let other = findRegistered(id), !other.isFaultStorage { continue }
             ids.append(id)
         }
         object.faultBatch = nil
@@ -85,7 +85,10 @@ extension ManagedObjectContext: ObjectContextLink {
         case .none:
             object.change = .updated
             state.updated.insert(object)
-        case .inserted, .updated, .deleted:
+            noteEvent(.updated, for: object)
+        case .updated:
+            noteEvent(.updated, for: object)
+        case .inserted, .deleted:
             break
         }
     }

@@ -63,6 +63,7 @@ extension ManagedObjectContext {
         attach(object)
         object.change = .inserted
         state.inserted.insert(object)
+        noteEvent(.inserted, for: object)
         if entity.isAbstract {
             object.record(StrataError(code: StrataError.Code.managedObjectValidation, message: "Entity '\(entity.name)' is abstract: insert one of its sub-entities instead", entityName: entity.name, objectID: object.objectID))
         }
@@ -126,7 +127,7 @@ extension ManagedObjectContext {
     /// exist in the store (or in the parent context). Call on the context's queue.
     public func existingObject(with objectID: ManagedObjectID) throws -> ManagedObject {
         checkAccess("existingObject(with:)")
-        if let object = state.registry.object(for: objectID) {
+        if let object = findRegistered(objectID) {
             if object.change == .deleted {
                 throw StrataError(code: StrataError.Code.managedObjectReferentialIntegrity, message: "The \(objectID.entity.name) object was deleted", entityName: objectID.entity.name, objectID: objectID)
             }
@@ -151,12 +152,12 @@ extension ManagedObjectContext {
     /// The registered object for `objectID`, or `nil` (never creates one). Call on the context's queue.
     public func registeredObject(for objectID: ManagedObjectID) -> ManagedObject? {
         checkAccess("registeredObject(for:)")
-        return state.registry.object(for: objectID)
+        return findRegistered(objectID)
     }
 
     /// The registered object, or a new fault for `id` (registered).
     func registeredOrFault(_ id: ManagedObjectID) -> ManagedObject {
-        if let object = state.registry.object(for: id) { return object }
+        if let object = findRegistered(id) { return object }
         let object = id.entity.managedObjectClass.init(entity: id.entity, insertInto: nil)
         object.objectID = id
         prepareStorage(of: object, defaults: false)

@@ -49,7 +49,7 @@ extension ManagedObjectContext: ParentStore {
             var result: [RowSnapshot] = []
             var forward: [ManagedObjectID] = []
             for id in ids {
-                if let object = state.registry.object(for: id) {
+                if let object = findRegistered(id) {
                     if object.change == .deleted { continue }
                     if object.change != .none || !object.isFaultStorage {
                         result.append(currentSnapshot(of: object))
@@ -72,7 +72,7 @@ extension ManagedObjectContext: ParentStore {
             var result: [ManagedObjectID: [ManagedObjectID]] = [:]
             var forward: [ManagedObjectID] = []
             for id in ids {
-                if let object = state.registry.object(for: id), case .toMany(let slot)? = object.entity.layout.slots[relationship.name],
+                if let object = findRegistered(id), case .toMany(let slot)? = object.entity.layout.slots[relationship.name],
                    object.change != .none || (slot < object.toManyValues.count && object.toManyValues[slot] != nil) {
                     result[id] = object.toManyIDs(slot: slot)
                 } else if !id.isTemporaryID {
@@ -93,7 +93,7 @@ extension ManagedObjectContext: ParentStore {
         performAndWait {
             for insert in changes.inserts {
                 let entity = insert.objectID.entity
-                let object = state.registry.object(for: insert.objectID) ?? entity.managedObjectClass.init(entity: entity, insertInto: nil)
+                let object = findRegistered(insert.objectID) ?? entity.managedObjectClass.init(entity: entity, insertInto: nil)
                 if object.link == nil {
                     object.objectID = insert.objectID
                     prepareStorage(of: object, defaults: true)
@@ -151,7 +151,7 @@ extension ManagedObjectContext: ParentStore {
     func adoptPermanentIDs(_ mapping: [ManagedObjectID: ManagedObjectID]) {
         guard !mapping.isEmpty else { return }
         for (temporary, permanent) in mapping {
-            guard let object = state.registry.object(for: temporary) else { continue }
+            guard let object = findRegistered(temporary) else { continue }
             object.objectID = permanent
             state.registry.rekey(object, from: temporary)
         }

@@ -72,6 +72,8 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Work done at the end of each top-level block.
-    func endOfEvent() {}
+    /// Work done at the end of each top-level block: objects-did-change.
+    func endOfEvent() {
+        if !state.eventObjects.isEmpty && QueueOwnership.depth <= 1 { processPendingChanges() }
+    }
 }

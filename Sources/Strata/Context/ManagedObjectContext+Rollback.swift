@@ -75,6 +75,7 @@ extension ManagedObjectContext {
             return
         }
         object.willTurnIntoFault()
+        noteEvent(.refreshed, for: object)
         state.updated.remove(object)
         object.change = .none
         object.snapshot = nil

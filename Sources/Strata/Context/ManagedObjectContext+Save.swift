@@ -20,16 +20,17 @@ extension ManagedObjectContext {
         if state.isSaving {
             throw StrataError(code: StrataError.Code.coreData, message: "save() was called while the context was already saving (from willSave or a notification observer)")
         }
+        processPendingChanges()
+        guard hasChanges || !state.problemObjects.isEmpty || !state.contextProblems.isEmpty else { return }
         state.isSaving = true
         defer { state.isSaving = false }
-        guard hasChanges || !state.problemObjects.isEmpty || !state.contextProblems.isEmpty else { return }
+        post(ContextChanges(name: .managedObjectContextWillSave), userInfo: [:])
         let saving = try runWillSave()
+        processPendingChanges()
         try validateForSave(saving)
         let parent = try requireParentStore()
-        let changes = makeChangeSet()
-        NotificationCenter.default.post(name: .managedObjectContextWillSave, object: self)
-        let result = try parent.save(changes)
-        finishSave(changes: changes, result: result, saved: saving)
+        let result = try saveResolvingConflicts(to: parent)
+        finishSave(changes: result.changes, result: result.result, saved: SavingObjects(inserted: state.inserted.objects, updated: state.updated.objects, deleted: state.deleted.objects))
     }
 
     /// The objects a save writes.
@@ -141,6 +142,7 @@ extension ManagedObjectContext {
     /// `didSave()` and the did-save notification.
     func finishSave(changes: StoreChangeSet, result: StoreSaveResult, saved: SavingObjects) {
         let permanentIDs = result.permanentIDs
+        state.lastPermanentIDs = permanentIDs
         func remap(_ id: ManagedObjectID?) -> ManagedObjectID? {
             guard let id else { return nil }
             return permanentIDs[id] ?? id
@@ -178,20 +180,28 @@ extension ManagedObjectContext {
         }
         if parent == nil, let coordinator = persistentStoreCoordinator {
             coordinator.didSave(snapshots: (insertedObjects + updatedObjects).compactMap(\.snapshot), deleted: deletedIDs)
+            advancePinnedGenerationAfterSave()
         }
         // Objects inserted then deleted before this save never reached the store.
         state.inserted.removeAll()
         state.updated.removeAll()
         state.deleted.removeAll()
         clearProblems()
-        for object in insertedObjects + updatedObjects + deletedObjects { object.didSave() }
-        NotificationCenter.default.post(
-            name: .managedObjectContextDidSave, object: self,
-            userInfo: [
-                ManagedObjectContext.NotificationKey.insertedObjects: Set(insertedObjects),
-                ManagedObjectContext.NotificationKey.updatedObjects: Set(updatedObjects),
-                ManagedObjectContext.NotificationKey.deletedObjects: Set(deletedObjects),
-            ])
+        for object in insertedObjects + updatedObjects + deletedObjects {
+            object.eventChanges = []
+            object.didSave()
+        }
+        state.eventObjects.removeAll { $0.eventChanges.isEmpty }
+        let changes = ContextChanges(
+            name: .managedObjectContextDidSave, inserted: Set(insertedObjects.map(\.objectID)),
+            updated: Set(updatedObjects.map(\.objectID)), deleted: Set(deletedIDs))
+        post(changes, userInfo: [
+            ManagedObjectContext.NotificationKey.insertedObjects: Set(insertedObjects),
+            ManagedObjectContext.NotificationKey.updatedObjects: Set(updatedObjects),
+            ManagedObjectContext.NotificationKey.deletedObjects: Set(deletedObjects),
+        ])
+        post(ContextChanges(name: .managedObjectContextDidSaveObjectIDs, inserted: changes.inserted, updated: changes.updated, deleted: changes.deleted), userInfo: [:])
+        didSaveChanges(changes)
     }
 }
 

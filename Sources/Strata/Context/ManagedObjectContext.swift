@@ -29,8 +29,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public let concurrencyType: ConcurrencyType
     let queue: DispatchQueue
     let state = ContextState()
+    let streams = NotificationStreams()
+    /// Child contexts (weakly), for automatic merges.
+    let childList = ContextList()
     private let settings = Mutex(ContextSettings())
     private let parentStore = Mutex<ParentLink?>(nil)
+    let pinnedGeneration = Mutex<PinnedGeneration?>(nil)
 
     struct ContextSettings: @unchecked Sendable {
         // @unchecked Sendable: ObjectUndoManager is a class used only on the context's queue.
@@ -58,6 +62,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         case .mainQueue: queue = DispatchQueue.main
         case .privateQueue: queue = DispatchQueue(label: "org.strata.context", qos: .default)
         }
+    }
+
+    deinit {
+        streams.finishAll()
     }
 
     // MARK: Configuration (thread-safe)
@@ -114,9 +122,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public var persistentStoreCoordinator: PersistentStoreCoordinator? {
         get { parentStore.withLock { $0?.store.rootCoordinator } }
         set {
-            parentStore.withLock { link in
-                link = newValue.map { ParentLink(coordinator: $0, parentContext: nil, store: $0) }
+            let old = parentStore.withLock { link -> ParentLink? in
+                defer { link = newValue.map { ParentLink(coordinator: $0, parentContext: nil, store: $0) } }
+                return link
             }
+            old?.coordinator?.rootContextList.remove(self)
+            old?.parentContext?.childList.remove(self)
+            newValue?.rootContextList.add(self)
         }
     }
 
@@ -125,14 +137,26 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public var parent: ManagedObjectContext? {
         get { parentStore.withLock { $0?.parentContext } }
         set {
-            parentStore.withLock { link in
-                link = newValue.map { ParentLink(coordinator: nil, parentContext: $0, store: $0) }
+            let old = parentStore.withLock { link -> ParentLink? in
+                defer { link = newValue.map { ParentLink(coordinator: nil, parentContext: $0, store: $0) } }
+                return link
             }
+            old?.coordinator?.rootContextList.remove(self)
+            old?.parentContext?.childList.remove(self)
+            newValue?.childList.add(self)
         }
     }
 
+    /// The live child contexts.
+    var children: [ManagedObjectContext] { childList.contexts }
+    /// Whether the context has live child contexts.
+    var hasChildContexts: Bool { !childList.isEmpty }
+
     /// The parent store, or an error saying the context has none.
     func requireParentStore() throws -> any ParentStore {
+        if let generation = pinnedGeneration.withLock({ $0 }), let coordinator = parentStore.withLock({ $0?.coordinator }) {
+            return PinnedParentStore(base: coordinator, generation: generation)
+        }
         guard let store = parentStore.withLock({ $0?.store }) else {
             throw StrataError(code: StrataError.Code.coreData, message: "\(self) has no persistent store coordinator and no parent context")
         }
@@ -180,4 +204,11 @@ final class ContextState {
     var retained: [ObjectIdentifier: ManagedObject] = [:]
     /// Whether a save is running (saves are not re-entrant).
     var isSaving = false
+    /// The temporary → permanent IDs of the last save.
+    var lastPermanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
+    /// Objects changed in the current event, in order of first change.
+    var eventObjects: [ManagedObject] = []
+    /// Whether objects-did-change is being posted (observers may change objects; their changes
+    /// go into the next event).
+    var isPostingChanges = false
 }

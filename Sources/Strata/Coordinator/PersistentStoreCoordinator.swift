@@ -17,6 +17,26 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     package let sqlObservers = SQLObservers()
     /// The row cache shared by the coordinator's contexts.
     let rowCache = RowCache()
+    /// The root contexts using this coordinator (weakly), for automatic merges.
+    let rootContextList = ContextList()
+    /// Temporary IDs replaced by root saves, for contexts lower in their trees.
+    let temporaryIDAliases = TemporaryIDAliases()
+
+    func rootContexts() -> [ManagedObjectContext] { rootContextList.contexts }
+
+    /// Pins every store's current state (a query generation).
+    func pinCurrentGeneration() throws -> PinnedGeneration {
+        var states: [ObjectIdentifier: any PinnedStoreState] = [:]
+        do {
+            for store in persistentStores {
+                states[ObjectIdentifier(store.backend.generationKey)] = try store.backend.pinGeneration()
+            }
+        } catch {
+            for state in states.values { state.release() }
+            throw error
+        }
+        return PinnedGeneration(states: states)
+    }
     /// A name for debugging.
     public let name: String?
 
@@ -158,7 +178,8 @@ extension PersistentStoreCoordinator: ParentStore {
 
     func fetchRows(_ plan: FetchPlan) throws -> [RowSnapshot] {
         let rows = try store(for: plan.entity).backend.fetchRows(plan)
-        if rows.count <= Self.rowCacheFetchLimit { rowCache.store(rows) }
+        // Rows read through a pinned generation may be old: they stay out of the shared cache.
+        if rows.count <= Self.rowCacheFetchLimit && CurrentGeneration.value == nil { rowCache.store(rows) }
         return rows
     }
 
@@ -197,7 +218,7 @@ extension PersistentStoreCoordinator: ParentStore {
             }
             loaded = try grouped.values.flatMap { try $0.0.backend.snapshots(for: $0.1) }
         }
-        rowCache.store(loaded)
+        if CurrentGeneration.value == nil { rowCache.store(loaded) }
         result += loaded
         return result
     }

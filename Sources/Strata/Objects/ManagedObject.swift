@@ -50,6 +50,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var recordedProblems: [StrataError] = []
     /// Set by every change; lets a save give `willSave()` another call to objects it changed.
     var changedSinceWillSave = false
+    /// What happened to the object in the current event (for objects-did-change).
+    var eventChanges = EventChanges()
     /// Objects loaded for this one by relationship prefetching, kept alive as long as it is
     /// (as Core Data's fired relationships keep theirs), so they fire without I/O.
     var prefetchedObjects: [ManagedObject] = []

@@ -10,6 +10,16 @@ enum ObjectChange: UInt8 {
     case deleted
 }
 
+/// What happened to an object since the context last processed pending changes.
+struct EventChanges: OptionSet {
+    let rawValue: UInt8
+    static let inserted = EventChanges(rawValue: 1)
+    static let updated = EventChanges(rawValue: 2)
+    static let deleted = EventChanges(rawValue: 4)
+    static let refreshed = EventChanges(rawValue: 8)
+    static let invalidated = EventChanges(rawValue: 16)
+}
+
 /// A set of small integers (property change indexes), as bits.
 struct ChangeMask: Equatable {
     private var words: [UInt64] = []

@@ -29,6 +29,10 @@ protocol StoreBackend: AnyObject, Sendable {
     func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64]
     /// Closes the store's connections.
     func close()
+    /// Holds the store's current state for reads through a pinned query generation.
+    func pinGeneration() throws -> any PinnedStoreState
+    /// The object a pinned generation's state is filed under (what the store's read path looks up).
+    var generationKey: AnyObject { get }
 }
 
 extension StoreBackend {

@@ -58,8 +58,18 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
 
     private func tableName(_ entity: EntityDescription) -> String { entity.rootEntity.name }
 
-    /// A copy of the state to read without holding the lock (copy-on-write: no copy is made).
-    private func snapshotState() -> State { state.withLock { $0 } }
+    /// A copy of the state to read without holding the lock (copy-on-write: no copy is made);
+    /// the pinned one when the current thread reads through a query generation of this store.
+    private func snapshotState() -> State {
+        if let pinned = CurrentGeneration.value?.state(for: self) as? PinnedMemoryState { return pinned.state }
+        return state.withLock { $0 }
+    }
+
+    var generationKey: AnyObject { self }
+
+    func pinGeneration() throws -> any PinnedStoreState {
+        PinnedMemoryState(state: state.withLock { $0 })
+    }
 
     // MARK: Reading
 
@@ -288,6 +298,14 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
             }
         }
     }
+}
+
+/// A frozen copy of the in-memory store's state: a query generation.
+final class PinnedMemoryState: PinnedStoreState, @unchecked Sendable {
+    // @unchecked Sendable: immutable (a copy-on-write value never mutated after init).
+    let state: InMemoryStore.State
+    init(state: InMemoryStore.State) { self.state = state }
+    func release() {}
 }
 
 /// A stored row seen by the in-memory evaluator.

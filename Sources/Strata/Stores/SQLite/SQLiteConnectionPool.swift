@@ -32,8 +32,12 @@ final class SQLiteConnectionPool: @unchecked Sendable {
         return try body(writer)
     }
 
-    /// Runs `body` with a reader connection.
+    /// Runs `body` with a reader connection: the pinned one when the current thread reads
+    /// through a query generation of this store.
     func withReader<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        if let pinned = CurrentGeneration.value?.state(for: self) as? PinnedSQLiteState {
+            return try pinned.withConnection(body)
+        }
         let reader = try checkOutReader()
         defer { checkIn(reader) }
         return try body(reader)
@@ -79,6 +83,21 @@ final class SQLiteConnectionPool: @unchecked Sendable {
         condition.signal()
         condition.unlock()
         return reader
+    }
+
+    /// Opens a read transaction on a dedicated reader and keeps it open: reads through it see the
+    /// database as it is now until the returned state is released.
+    func pinGeneration() throws -> PinnedSQLiteState {
+        let reader = try checkOutDedicatedReader()
+        do {
+            try reader.execute("BEGIN DEFERRED TRANSACTION")
+            // The first read fixes the snapshot the transaction sees.
+            try reader.execute("SELECT count(*) FROM Z_METADATA")
+        } catch {
+            reader.rollbackIgnoringErrors()
+            throw error
+        }
+        return PinnedSQLiteState(connection: reader)
     }
 
     /// Closes every idle connection; later use throws.

@@ -79,6 +79,16 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
 
     func close() { pool.close() }
 
+    var generationKey: AnyObject { pool }
+
+    func pinGeneration() throws -> any PinnedStoreState {
+        do {
+            return try pool.pinGeneration()
+        } catch {
+            throw wrap(error, "Pinning a query generation")
+        }
+    }
+
     // MARK: Schema and metadata
 
     /// Creates the schema of a new store, or checks that an existing store was made with this

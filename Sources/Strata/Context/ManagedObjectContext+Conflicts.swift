@@ -1,0 +1,267 @@
+import Foundation
+import StrataSQLite
+
+/// Saving with a merge policy: optimistic-locking conflicts (133020) and uniqueness-constraint
+/// conflicts (133021) are either reported or resolved as Core Data's policies do, then the
+/// save is retried.
+extension ManagedObjectContext {
+    /// How many times a save retries after resolving conflicts (other contexts may keep saving).
+    static let maximumConflictRetries = 8
+
+    struct SaveAttempt {
+        var changes: StoreChangeSet
+        var result: StoreSaveResult
+    }
+
+    func saveResolvingConflicts(to parent: any ParentStore) throws -> SaveAttempt {
+        let policy = mergePolicy
+        var overwrite = Set<ManagedObjectID>()
+        var attempts = 0
+        try resolveUniquenessConflicts(policy: policy, parent: parent)
+        while true {
+            var changes = makeChangeSet()
+            if !overwrite.isEmpty {
+                for index in changes.updates.indices where overwrite.contains(changes.updates[index].objectID) {
+                    changes.updates[index].ignoresVersion = true
+                }
+                for index in changes.deletes.indices where overwrite.contains(changes.deletes[index].objectID) {
+                    changes.deletes[index].ignoresVersion = true
+                }
+            }
+            do {
+                return SaveAttempt(changes: changes, result: try parent.save(changes))
+            } catch var error as StrataError where error.code == StrataError.Code.managedObjectMerge {
+                attempts += 1
+                guard policy.kind != .error, attempts <= Self.maximumConflictRetries else {
+                    error.conflicts = error.conflicts.map(completed)
+                    throw error
+                }
+                for conflict in error.conflicts {
+                    try resolve(conflict, policy: policy, parent: parent, overwrite: &overwrite)
+                }
+            } catch let error as StrataError where error.code == StrataError.Code.managedObjectConstraintMerge {
+                attempts += 1
+                guard policy.kind != .error, attempts <= Self.maximumConflictRetries else { throw error }
+                // Another context inserted a matching row meanwhile: resolve against it and retry.
+                try resolveUniquenessConflicts(policy: policy, parent: parent)
+            }
+        }
+    }
+
+    /// Adds this context's view (cached snapshot, current values) to a conflict from the store.
+    private func completed(_ conflict: MergeConflict) -> MergeConflict {
+        var result = conflict
+        if let object = findRegistered(conflict.objectID) {
+            result.cachedSnapshot = object.snapshot?.printable() ?? [:]
+            if object.change != .deleted {
+                result.objectSnapshot = RowSnapshot(objectID: object.objectID, version: conflict.oldVersionNumber, attributes: object.attributeValues, toOne: object.toOneValues).printable()
+            }
+        }
+        return result
+    }
+
+    /// Resolves one optimistic-locking conflict in memory according to `policy`.
+    private func resolve(_ conflict: MergeConflict, policy: MergePolicy, parent: any ParentStore, overwrite: inout Set<ManagedObjectID>) throws {
+        guard let object = findRegistered(conflict.objectID) else { return }
+        let fresh = try parent.snapshots(for: [conflict.objectID], maxAge: 0).first
+        let layout = object.entity.layout
+        switch (object.change, fresh) {
+        case (.deleted, let fresh?):
+            switch policy.kind {
+            case .mergeByPropertyObjectTrump, .overwrite:
+                overwrite.insert(object.objectID)  // the delete wins
+            default:
+                // The store's newer row wins over the delete: the object comes back with it.
+                state.deleted.remove(object)
+                object.change = .none
+                apply(fresh, to: object)
+            }
+        case (.deleted, nil):
+            // Deleted here and in the store: nothing left to do.
+            state.deleted.remove(object)
+            detach(object)
+        case (_, nil):
+            switch policy.kind {
+            case .mergeByPropertyObjectTrump, .overwrite:
+                // The object's state wins over the store's delete: write it back as a new row
+                // with the same key.
+                state.updated.remove(object)
+                object.change = .inserted
+                object.snapshot = nil
+                state.inserted.insert(object)
+            default:
+                state.updated.remove(object)
+                object.change = .deleted
+                detach(object)
+            }
+        case (_, let fresh?) where policy.kind == .rollback:
+            // The store's state replaces every change of the object.
+            state.updated.remove(object)
+            object.change = .none
+            apply(fresh, to: object)
+            noteEvent(.refreshed, for: object)
+        case (_, let fresh?):
+            let old = object.snapshot
+            var attributes = fresh.attributes
+            var toOne = fresh.toOne
+            var changed = ChangeMask()
+            for index in object.changedMask.indexes {
+                guard let property = layout.property(atChangeIndex: index), let slot = layout.slots[property.name] else { continue }
+                switch slot {
+                case .attribute(let i) where i < attributes.count && i < object.attributeValues.count:
+                    let storeChanged = old.map { i < $0.attributes.count && !$0.attributes[i].isIdentical(to: fresh.attributes[i]) } ?? true
+                    if policy.kind == .mergeByPropertyStoreTrump && storeChanged { continue }
+                    attributes[i] = object.attributeValues[i]
+                    changed.insert(index)
+                case .toOne(let i) where i < toOne.count && i < object.toOneValues.count:
+                    let storeChanged = old.map { i < $0.toOne.count && $0.toOne[i] != fresh.toOne[i] } ?? true
+                    if policy.kind == .mergeByPropertyStoreTrump && storeChanged { continue }
+                    toOne[i] = object.toOneValues[i]
+                    changed.insert(index)
+                default:
+                    changed.insert(index)  // to-many and transient changes stay as they are
+                }
+            }
+            if policy.kind == .overwrite {
+                attributes = object.attributeValues
+                toOne = object.toOneValues
+                for slot in 0..<layout.storedAttributes.count { changed.insert(slot) }
+                overwrite.insert(object.objectID)
+            }
+            object.snapshot = fresh
+            object.attributeValues = attributes
+            object.toOneValues = toOne
+            object.changedMask = changed
+            noteEvent(.refreshed, for: object)
+        }
+    }
+
+    // MARK: Uniqueness constraints
+
+    /// Checks each inserted object of a constrained entity against the parent store (and the
+    /// other inserted objects). Under `.error` a duplicate is a constraint conflict (133021);
+    /// under the trump policies the new object merges into the existing row (it takes the
+    /// existing object's ID), the object's values winning (`…ObjectTrump`, `.overwrite`) or the
+    /// store's (`…StoreTrump`, `.rollback`).
+    func resolveUniquenessConflicts(policy: MergePolicy, parent: any ParentStore) throws {
+        var conflicts: [MergeConflict] = []
+        var seen: [String: ManagedObject] = [:]
+        for object in state.inserted.objects {
+            let constraints = Self.uniquenessConstraints(of: object.entity)
+            guard !constraints.isEmpty else { continue }
+            for (owner, keys) in constraints {
+                guard let values = constrainedValues(of: object, keys: keys) else { continue }
+                // Duplicates among this save's own inserts.
+                let signature = owner.name + "|" + keys.joined(separator: ",") + "|" + values.map(PredicateFormatter.literal).joined(separator: ",")
+                if let earlier = seen[signature], earlier !== object {
+                    if policy.kind == .error {
+                        conflicts.append(constraintConflict(object, keys: keys, existing: earlier.objectID, persisted: nil))
+                    } else {
+                        mergeDuplicateInsert(object, into: earlier, objectWins: policy.kind == .mergeByPropertyObjectTrump || policy.kind == .overwrite)
+                    }
+                    continue
+                }
+                seen[signature] = object
+                // A matching row in the parent store.
+                let predicate = ObjectPredicate.and(zip(keys, values).map { key, value in
+                    ObjectPredicate(node: .comparison(ComparisonNode(modifier: .direct, lhs: .keyPath([key]), op: .equal, options: [], rhs: .constant(value))))
+                })
+                let plan = try FetchPlan.make(entity: owner, predicate: predicate, sortDescriptors: [], limit: 1, offset: 0, includesSubentities: true, resultKind: .rows)
+                guard let existing = try parent.fetchRows(plan).first, existing.objectID != object.objectID else { continue }
+                if let registered = findRegistered(existing.objectID), registered.change == .deleted {
+                    continue  // the existing object is being deleted in this very save
+                }
+                if policy.kind == .error {
+                    conflicts.append(constraintConflict(object, keys: keys, existing: existing.objectID, persisted: existing))
+                } else {
+                    adoptExistingRow(existing, for: object, objectWins: policy.kind == .mergeByPropertyObjectTrump || policy.kind == .overwrite)
+                }
+            }
+        }
+        if !conflicts.isEmpty {
+            var error = StrataError(code: StrataError.Code.managedObjectConstraintMerge, message: "Uniqueness constraint conflict: \(conflicts.count) inserted object(s) duplicate existing ones", entityName: conflicts.first?.objectID.entityName)
+            error.conflicts = conflicts
+            throw error
+        }
+    }
+
+    static func uniquenessConstraints(of entity: EntityDescription) -> [(EntityDescription, [String])] {
+        var result: [(EntityDescription, [String])] = []
+        var current: EntityDescription? = entity
+        while let candidate = current {
+            for constraint in candidate.uniquenessConstraints { result.append((candidate, constraint)) }
+            current = candidate.superentity
+        }
+        return result
+    }
+
+    /// The values of `keys` as predicate constants; nil when one is nil (NULLs never collide).
+    private func constrainedValues(of object: ManagedObject, keys: [String]) -> [PredicateValue]? {
+        var values: [PredicateValue] = []
+        for key in keys {
+            guard let raw = object.value(forKey: key), let value = PredicateValue(any: raw) else { return nil }
+            if case .null = value { return nil }
+            values.append(value)
+        }
+        return values
+    }
+
+    private func constraintConflict(_ object: ManagedObject, keys: [String], existing: ManagedObjectID, persisted: RowSnapshot?) -> MergeConflict {
+        MergeConflict(
+            objectID: object.objectID, oldVersionNumber: 0, newVersionNumber: persisted?.version ?? 0, cachedSnapshot: [:],
+            persistedSnapshot: persisted?.printable(),
+            objectSnapshot: RowSnapshot(objectID: object.objectID, version: 0, attributes: object.attributeValues, toOne: object.toOneValues).printable(),
+            constraint: keys, conflictingObjectID: existing)
+    }
+
+    /// The inserted object becomes the existing row's object.
+    private func adoptExistingRow(_ existing: RowSnapshot, for object: ManagedObject, objectWins: Bool) {
+        if let registered = findRegistered(existing.objectID), registered !== object {
+            // The existing object is loaded here too: the inserted one's values go into it.
+            if objectWins {
+                copyValues(from: object, to: registered)
+            }
+            state.inserted.remove(object)
+            detach(object)
+            return
+        }
+        let old = object.objectID
+        object.objectID = existing.objectID
+        state.registry.rekey(object, from: old)
+        state.inserted.remove(object)
+        let layout = object.entity.layout
+        if objectWins {
+            object.snapshot = existing
+            object.change = .updated
+            var mask = ChangeMask()
+            for slot in 0..<layout.storedAttributes.count where slot < existing.attributes.count && !existing.attributes[slot].isIdentical(to: object.attributeValues[slot]) {
+                mask.insert(slot)
+            }
+            let toOneStart = layout.storedAttributes.count + layout.transientAttributes.count
+            for slot in 0..<layout.toOneRelationships.count where slot < existing.toOne.count && existing.toOne[slot] != object.toOneValues[slot] {
+                mask.insert(toOneStart + slot)
+            }
+            object.changedMask = mask
+            state.updated.insert(object)
+        } else {
+            object.change = .none
+            apply(existing, to: object)
+        }
+        object.committedToMany = Array(repeating: nil, count: layout.toManyRelationships.count)
+    }
+
+    private func mergeDuplicateInsert(_ object: ManagedObject, into earlier: ManagedObject, objectWins: Bool) {
+        if objectWins { copyValues(from: object, to: earlier) }
+        state.inserted.remove(object)
+        detach(object)
+    }
+
+    private func copyValues(from source: ManagedObject, to target: ManagedObject) {
+        let layout = target.entity.layout
+        for (slot, attribute) in layout.storedAttributes.enumerated() where slot < source.attributeValues.count {
+            if let value = AttributeCodec.decode(source.attributeValues[slot], for: attribute) {
+                target.setValue(value, forKey: attribute.name)
+            }
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Synchronization
+
+/// Change notifications: objects-did-change at the end of each event, will-save and did-save
+/// around saves, posted on the context's queue through `NotificationCenter` (with the context
+/// as the object) and also as `AsyncSequence`s of `Sendable` ID-only payloads.
+extension ManagedObjectContext {
+    /// Records that `object` changed in the current event.
+    func noteEvent(_ change: EventChanges, for object: ManagedObject) {
+        if object.eventChanges.isEmpty { state.eventObjects.append(object) }
+        object.eventChanges.insert(change)
+    }
+
+    /// Posts objects-did-change for the changes made since the last call (Core Data's
+    /// `processPendingChanges()`); runs automatically at the end of every `perform` block and
+    /// before a save. Call on the context's queue.
+    public func processPendingChanges() {
+        checkAccess("processPendingChanges()")
+        guard !state.eventObjects.isEmpty, !state.isPostingChanges else { return }
+        let objects = state.eventObjects
+        state.eventObjects = []
+        var inserted = Set<ManagedObject>()
+        var updated = Set<ManagedObject>()
+        var deleted = Set<ManagedObject>()
+        var refreshed = Set<ManagedObject>()
+        var invalidated = Set<ManagedObject>()
+        for object in objects {
+            let changes = object.eventChanges
+            object.eventChanges = []
+            if changes.contains(.invalidated) {
+                invalidated.insert(object)
+            } else if changes.contains(.deleted) {
+                // Inserted then deleted in one event: nothing to report.
+                if !changes.contains(.inserted) { deleted.insert(object) }
+            } else if changes.contains(.inserted) {
+                inserted.insert(object)
+            } else {
+                if changes.contains(.updated) { updated.insert(object) }
+                if changes.contains(.refreshed) { refreshed.insert(object) }
+            }
+        }
+        guard !(inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty && invalidated.isEmpty) else { return }
+        state.isPostingChanges = true
+        defer { state.isPostingChanges = false }
+        var userInfo: [String: Any] = [:]
+        if !inserted.isEmpty { userInfo[NotificationKey.insertedObjects] = inserted }
+        if !updated.isEmpty { userInfo[NotificationKey.updatedObjects] = updated }
+        if !deleted.isEmpty { userInfo[NotificationKey.deletedObjects] = deleted }
+        if !refreshed.isEmpty { userInfo[NotificationKey.refreshedObjects] = refreshed }
+        if !invalidated.isEmpty { userInfo[NotificationKey.invalidatedObjects] = invalidated }
+        let changes = ContextChanges(
+            name: .managedObjectContextObjectsDidChange, inserted: Set(inserted.map(\.objectID)),
+            updated: Set(updated.map(\.objectID)), deleted: Set(deleted.map(\.objectID)),
+            refreshed: Set(refreshed.map(\.objectID)), invalidated: Set(invalidated.map(\.objectID)))
+        post(changes, userInfo: userInfo)
+    }
+
+    /// Posts a notification through `NotificationCenter` and to the context's async streams.
+    func post(_ changes: ContextChanges, userInfo: [String: Any]) {
+        var info = userInfo
+        info[NotificationKey.insertedObjectIDs] = changes.inserted
+        info[NotificationKey.updatedObjectIDs] = changes.updated
+        info[NotificationKey.deletedObjectIDs] = changes.deleted
+        if !changes.refreshed.isEmpty { info[NotificationKey.refreshedObjectIDs] = changes.refreshed }
+        if !changes.invalidated.isEmpty { info[NotificationKey.invalidatedObjectIDs] = changes.invalidated }
+        NotificationCenter.default.post(name: changes.name, object: self, userInfo: info)
+        streams.yield(changes)
+    }
+
+    /// An `AsyncSequence` of this context's notifications named `name`
+    /// (`.managedObjectContextObjectsDidChange`, `.managedObjectContextWillSave`,
+    /// `.managedObjectContextDidSave`, `.managedObjectContextDidSaveObjectIDs`), carrying object
+    /// IDs only so they can be consumed on any task. Buffers up to `bufferLimit` undelivered
+    /// notifications (the oldest are dropped beyond). Callable from any thread.
+    public func notifications(named name: Notification.Name, bufferLimit: Int = 1_000) -> AsyncStream<ContextChanges> {
+        streams.makeStream(name: name, bufferLimit: bufferLimit)
+    }
+}
+
+/// The object IDs a context notification reports, as a `Sendable` value.
+public struct ContextChanges: Sendable, CustomStringConvertible {
+    /// The notification's name.
+    public let name: Notification.Name
+    /// IDs of inserted objects.
+    public let inserted: Set<ManagedObjectID>
+    /// IDs of updated objects.
+    public let updated: Set<ManagedObjectID>
+    /// IDs of deleted objects.
+    public let deleted: Set<ManagedObjectID>
+    /// IDs of refreshed objects (objects-did-change only).
+    public let refreshed: Set<ManagedObjectID>
+    /// IDs of invalidated objects (objects-did-change only).
+    public let invalidated: Set<ManagedObjectID>
+
+    /// Creates a payload.
+    public init(
+        name: Notification.Name, inserted: Set<ManagedObjectID> = [], updated: Set<ManagedObjectID> = [], deleted: Set<ManagedObjectID> = [],
+        refreshed: Set<ManagedObjectID> = [], invalidated: Set<ManagedObjectID> = []
+    ) {
+        self.name = name
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+        self.refreshed = refreshed
+        self.invalidated = invalidated
+    }
+
+    /// Whether nothing is reported.
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty && invalidated.isEmpty }
+
+    public var description: String {
+        "\(name.rawValue): \(inserted.count) inserted, \(updated.count) updated, \(deleted.count) deleted"
+    }
+}
+
+/// The continuations of a context's notification streams. Thread-safe.
+final class NotificationStreams: Sendable {
+    private struct Subscriber {
+        let name: Notification.Name
+        let continuation: AsyncStream<ContextChanges>.Continuation
+    }
+
+    private let subscribers = Mutex<[UUID: Subscriber]>([:])
+
+    func makeStream(name: Notification.Name, bufferLimit: Int) -> AsyncStream<ContextChanges> {
+        let (stream, continuation) = AsyncStream<ContextChanges>.makeStream(bufferingPolicy: .bufferingNewest(max(1, bufferLimit)))
+        let id = UUID()
+        subscribers.withLock { $0[id] = Subscriber(name: name, continuation: continuation) }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.subscribers.withLock { $0.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    func yield(_ changes: ContextChanges) {
+        let matching = subscribers.withLock { $0.values.filter { $0.name == changes.name } }
+        for subscriber in matching { subscriber.continuation.yield(changes) }
+    }
+
+    func finishAll() {
+        let all = subscribers.withLock { current -> [Subscriber] in
+            defer { current.removeAll() }
+            return Array(current.values)
+        }
+        for subscriber in all { subscriber.continuation.finish() }
+    }
+}
