@@ -31,6 +31,14 @@ package final class SQLObservers: Sendable {
 
 /// Installs the trace handler that implements `STRATA_SQL_DEBUG` and SQL recording.
 enum SQLTracing {
+    /// At `STRATA_SQL_DEBUG=3`, reports how many rows a fetch returned and how long reading them
+    /// took (Core Data's "fetch execution time" lines).
+    static func logRowCount(_ count: Int, of entityName: String, since start: DispatchTime) {
+        guard DebugSettings.sqlDebugLevel >= 3 else { return }
+        let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000
+        writeToStandardError("Strata: sql: fetched \(count) \(entityName) row(s) in " + String(format: "%.3f ms", milliseconds))
+    }
+
     static func install(on connection: SQLiteConnection, observers: SQLObservers, forced: Bool) {
         let level = DebugSettings.sqlDebugLevel
         guard level > 0 || forced else { return }

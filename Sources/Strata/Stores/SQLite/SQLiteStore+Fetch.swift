@@ -37,9 +37,11 @@ extension SQLiteStore {
             return try pool.withReader { connection in
                 let statement = try connection.cachedStatement(sql.text)
                 var rows: [RowSnapshot] = []
+                let start = DispatchTime.now()
                 try statement.forEachRow(sql.bindings) { row in
                     if let snapshot = decodeRow(row, offset: 0) { rows.append(snapshot) }
                 }
+                SQLTracing.logRowCount(rows.count, of: plan.entity.name, since: start)
                 return rows
             }
         } catch {
@@ -54,6 +56,8 @@ extension SQLiteStore {
                 let statement = try connection.cachedStatement(sql.text)
                 var ids: [ManagedObjectID] = []
                 let fallback = plan.entity
+                let start = DispatchTime.now()
+                defer { SQLTracing.logRowCount(ids.count, of: plan.entity.name, since: start) }
                 try statement.forEachRow(sql.bindings) { row in
                     let entity = model.entity(forCode: row.int64(at: 1)) ?? fallback
                     ids.append(ManagedObjectID(entity: entity, primaryKey: row.int64(at: 0), store: token))
