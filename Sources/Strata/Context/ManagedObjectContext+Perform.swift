@@ -72,8 +72,9 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Work done at the end of each top-level block: objects-did-change.
+    /// Work done at the end of each block that ran on the context's queue (not for blocks run
+    /// inline by a re-entrant `performAndWait`): objects-did-change.
     func endOfEvent() {
-        if !state.eventObjects.isEmpty && QueueOwnership.depth <= 1 { processPendingChanges() }
+        if !state.eventObjects.isEmpty { processPendingChanges() }
     }
 }

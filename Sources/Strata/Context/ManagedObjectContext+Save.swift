@@ -159,7 +159,7 @@ extension ManagedObjectContext {
             }
         }
         for object in insertedObjects + updatedObjects {
-            if !permanentIDs.isEmpty {
+            if !permanentIDs.isEmpty, object.toOneValues.contains(where: { $0?.isTemporaryID == true }) {
                 object.toOneValues = ContiguousArray(object.toOneValues.map(remap))
                 for slot in object.toManyValues.indices {
                     guard let value = object.toManyValues[slot], value.ids.contains(where: \.isTemporaryID) else { continue }

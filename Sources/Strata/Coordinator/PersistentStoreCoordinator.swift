@@ -223,9 +223,14 @@ extension PersistentStoreCoordinator: ParentStore {
         return result
     }
 
-    /// Records what a root save wrote in the row cache.
+    /// Records what a root save wrote in the row cache. Large saves only drop the cached rows
+    /// they made stale (like large fetches, they would double their cost filling the cache).
     func didSave(snapshots: [RowSnapshot], deleted: [ManagedObjectID]) {
-        rowCache.store(snapshots)
+        if snapshots.count <= Self.rowCacheFetchLimit {
+            rowCache.store(snapshots)
+        } else {
+            rowCache.remove(snapshots.filter { $0.version > 1 }.map(\.objectID))
+        }
         rowCache.remove(deleted)
     }
 
