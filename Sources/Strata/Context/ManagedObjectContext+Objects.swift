@@ -171,7 +171,9 @@ extension ManagedObjectContext {
         object.attributeValues = snapshot.attributes
         object.toOneValues = snapshot.toOne
         let toManyCount = object.entity.layout.toManyRelationships.count
-        if object.toManyValues.count != toManyCount || object.change == .none {
+        // A fault keeps the to-manys loaded while it was a fault (they are as fresh as its row);
+        // an unchanged object given new values forgets them (they load again on next use).
+        if object.toManyValues.count != toManyCount || (object.change == .none && !object.isFaultStorage) {
             object.toManyValues = Array(repeating: nil, count: toManyCount)
             object.committedToMany = object.toManyValues
         }

@@ -241,12 +241,20 @@ struct ToManyValue: Equatable {
         if let index = ids.firstIndex(of: old) { ids[index] = new }
     }
 
-    /// Moves the IDs at `indexes` to start at `destination` (in their current order).
-    mutating func move(from indexes: IndexSet, to destination: Int) {
-        let moving = indexes.filter { $0 < ids.count }.map { ids[$0] }
-        for index in indexes.sorted(by: >) where index < ids.count { ids.remove(at: index) }
-        let target = min(max(0, destination), ids.count)
-        ids.insert(contentsOf: moving, at: target)
+    /// Moves the IDs at `indexes` to start at `destination` (an index in the list without
+    /// them, clamped), keeping their relative order. Returns whether the order changed.
+    @discardableResult mutating func move(from indexes: IndexSet, to destination: Int) -> Bool {
+        let valid = indexes.filter { $0 >= 0 && $0 < ids.count }
+        guard !valid.isEmpty else { return false }
+        let moving = valid.map { ids[$0] }
+        var remaining: [ManagedObjectID] = []
+        remaining.reserveCapacity(ids.count - moving.count)
+        for (index, id) in ids.enumerated() where !valid.contains(index) { remaining.append(id) }
+        let target = min(max(0, destination), remaining.count)
+        remaining.insert(contentsOf: moving, at: target)
+        if remaining == ids { return false }
+        ids = remaining
+        return true
     }
 
     static func == (lhs: ToManyValue, rhs: ToManyValue) -> Bool { lhs.ids == rhs.ids }
