@@ -95,7 +95,7 @@ extension ManagedObject {
 
     /// Gives a fault made by a fetch (whose storage is sized when it fires) its to-many slots,
     /// so a to-many can load before the object's values do.
-    private func sizeToManyStorage() {
+    func sizeToManyStorage() {
         let count = entity.layout.toManyRelationships.count
         if toManyValues.count < count { toManyValues += Array(repeating: nil, count: count - toManyValues.count) }
         if committedToMany.count < count { committedToMany += Array(repeating: nil, count: count - committedToMany.count) }
