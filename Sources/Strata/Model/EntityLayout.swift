@@ -38,6 +38,10 @@ final class EntityLayout: @unchecked Sendable {
     let defaultValues: ContiguousArray<SQLiteValue>
     /// Defaults of the transient attributes, by slot.
     let transientDefaults: [Any?]
+    /// Every attribute and relationship with its slot, in property order (what a save validates).
+    let validatedProperties: [(property: PropertyDescription, slot: PropertySlot)]
+    /// Whether any property has validation predicates or rules.
+    let hasValidationPredicates: Bool
     /// For each to-one slot: its inverse and the inverse's slot in the destination's objects
     /// (nil without an inverse). Set once by ``build(for:)`` when every layout exists.
     private(set) var toOneInverses: [InverseLink?] = []
@@ -102,6 +106,12 @@ final class EntityLayout: @unchecked Sendable {
             return encoded
         })
         self.transientDefaults = transient.map { $0.defaultValue }
+        self.validatedProperties = all.compactMap { property in
+            guard let slot = slots[property.name] else { return nil }
+            if case .fetched = slot { return nil }
+            return (property, slot)
+        }
+        self.hasValidationPredicates = all.contains { !$0.validationPredicates.isEmpty || !$0.validationRules.isEmpty }
     }
 
     /// Builds the layouts of all entities. Codes are assigned 1…n in name order, so they are

@@ -50,6 +50,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var recordedProblems: [StrataError] = []
     /// Set by every change; lets a save give `willSave()` another call to objects it changed.
     var changedSinceWillSave = false
+    /// True while a save calls `validateValue(_:forKey:)` after checking the model's rules on
+    /// the stored values (the base implementation then has nothing left to check).
+    var modelRulesChecked = false
     /// For faults of a batched fetch: the fetch's IDs, so firing one loads its whole batch.
     var faultBatch: FaultBatch?
     var faultBatchIndex = 0
@@ -171,18 +174,29 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     // MARK: Validation (override points; call `super` to keep the model's rules)
 
-    /// Validates the object before an insert is saved: the model's rules for every property.
-    /// Throw a ``StrataError`` to refuse the save.
+    /// Validates the object before an insert is saved: the model's rules for every property,
+    /// then `validateValue(_:forKey:)` for each. Override to add rules that involve several
+    /// properties; call `super` to keep the model's rules, and throw a ``StrataError`` (or any
+    /// error) to refuse the save. Called by `save()` on the context's queue; you may call it too.
     open func validateForInsert() throws { try validateProperties() }
-    /// Validates the object before an update is saved: the model's rules for every property.
+    /// Validates the object before an update is saved, like ``validateForInsert()``.
     open func validateForUpdate() throws { try validateProperties() }
-    /// Validates the object before a delete is saved: `deny` delete rules.
+    /// Validates the object before its delete is saved: a `deny` relationship that still holds
+    /// objects refuses it (code 1600, naming the object and the relationship). Override to add
+    /// rules; call `super`.
     open func validateForDelete() throws { try validateDenyRules() }
 
-    /// Validates one value for the property `key` against the model's rules (required, range,
-    /// length, pattern, validation predicates), throwing the first failure. Override to add
-    /// rules for a key; call `super`.
+    /// Validates one value for the property `key` against the model's rules (required, type
+    /// range, min/max value, length, pattern, validation predicates and rules, relationship
+    /// counts), throwing every failure at once (1560 when several).
+    ///
+    /// Call it to check a value before setting it. Override it to add rules for a key (call
+    /// `super`): a save calls it for every property of every inserted and updated object, so
+    /// failures of an override stop the save like the model's own. Call on the object's
+    /// context's queue.
     open func validateValue(_ value: Any?, forKey key: String) throws {
+        // During a save the model's rules were already checked on the stored values.
+        if modelRulesChecked { return }
         try validateModelRules(value, forKey: key)
     }
 }
