@@ -35,13 +35,15 @@ extension ManagedObjectContext {
         for (slot, relationship) in layout.toOneRelationships.enumerated() {
             let rule = relationship.deleteRule
             guard rule == .nullify || rule == .cascade, slot < object.toOneValues.count, let targetID = object.toOneValues[slot] else { continue }
-            let target = registeredOrFault(targetID)
-            apply(rule, from: object, to: target, inverse: layout.inverse(of: .toOne(slot)), cascades: &cascades)
+            let inverse = layout.inverse(of: .toOne(slot))
+            if rule == .nullify && inverse == nil { continue }
+            apply(rule, from: object, to: registeredOrFault(targetID), inverse: inverse, cascades: &cascades)
         }
         for (slot, relationship) in layout.toManyRelationships.enumerated() {
             let rule = relationship.deleteRule
             guard rule == .nullify || rule == .cascade else { continue }
             let inverse = layout.inverse(of: .toMany(slot))
+            if rule == .nullify && inverse == nil { continue }  // nothing points back: nothing to do
             let targets = object.toManyObjects(slot: slot)
             if inverse != nil || rule == .cascade { preloadValues(of: targets) }
             if let inverse { preloadToMany(inverse, of: targets) }
@@ -100,11 +102,7 @@ extension ManagedObjectContext {
                 && slot < object.toManyValues.count && object.toManyValues[slot] == nil
         }
         guard owners.count > 1, let loaded = try? requireParentStore().toManyIDs(of: owners.map(\.objectID), relationship: link.relationship) else { return }
-        for owner in owners {
-            let value = ToManyValue(loaded[owner.objectID] ?? [])
-            owner.toManyValues[slot] = value
-            if slot < owner.committedToMany.count, owner.committedToMany[slot] == nil { owner.committedToMany[slot] = value }
-        }
+        for owner in owners { owner.installLoadedToMany(slot: slot, ids: loaded[owner.objectID] ?? []) }
     }
 
     /// Marks an object deleted without applying rules.

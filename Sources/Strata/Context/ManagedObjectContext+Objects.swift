@@ -108,6 +108,7 @@ extension ManagedObjectContext {
         let empty: [ToManyValue?] = defaults ? Array(repeating: ToManyValue(), count: layout.toManyRelationships.count) : Array(repeating: nil, count: layout.toManyRelationships.count)
         object.toManyValues = empty
         object.committedToMany = empty
+        object.pendingToMany = [:]
         object.transientValues = layout.transientDefaults
         object.fetchedValues = [:]
         object.changedMask.removeAll()
@@ -179,7 +180,9 @@ extension ManagedObjectContext {
         }
         object.fetchedValues = [:]
         object.isFaultStorage = false
-        object.changedMask.removeAll()
+        // A fault changed through its relationships only (their edits wait in `pendingToMany`)
+        // keeps its change marks.
+        if object.change == .none { object.changedMask.removeAll() }
         object.awakeFromFetch()
     }
 

@@ -24,6 +24,7 @@ extension ManagedObjectContext {
         defer { state.isSaving = false }
         guard hasChanges || !state.problemObjects.isEmpty || !state.contextProblems.isEmpty else { return }
         let saving = try runWillSave()
+        try loadPendingRelationshipEdits()
         try validateForSave(saving)
         let parent = try requireParentStore()
         let changes = makeChangeSet()

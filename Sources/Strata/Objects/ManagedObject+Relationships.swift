@@ -77,10 +77,17 @@ extension ManagedObject {
     // MARK: To-many
 
     /// Loads a to-many relationship's IDs if they are not loaded yet (one query; none for an
-    /// object that was never saved).
+    /// object that was never saved), applying the edits recorded while it was not loaded.
     func ensureToManyLoaded(slot: Int) {
         if toManyValues.count <= slot { sizeToManyStorage() }
-        guard slot < toManyValues.count, toManyValues[slot] == nil else { return }
+        guard slot < toManyValues.count else { return }
+        if let current = toManyValues[slot] {
+            // Contents installed by someone else (a prefetch) while edits were pending.
+            if !pendingToMany.isEmpty, let delta = takePendingEdits(slot: slot) {
+                toManyValues[slot] = delta.applied(to: current)
+            }
+            return
+        }
         let relationship = entity.layout.toManyRelationships[slot]
         let ids: [ManagedObjectID]
         if change == .inserted || objectID.isTemporaryID {
@@ -88,9 +95,37 @@ extension ManagedObject {
         } else {
             ids = link?.loadToMany(of: self, relationship: relationship) ?? []
         }
-        let value = ToManyValue(ids)
-        toManyValues[slot] = value
-        if slot < committedToMany.count, committedToMany[slot] == nil { committedToMany[slot] = value }
+        installLoadedToMany(slot: slot, ids: ids)
+    }
+
+    /// Installs the stored contents `ids` of a to-many that was not loaded, with the edits
+    /// recorded meanwhile applied on top; `ids` become the committed contents.
+    func installLoadedToMany(slot: Int, ids: [ManagedObjectID]) {
+        if toManyValues.count <= slot { sizeToManyStorage() }
+        guard slot < toManyValues.count, toManyValues[slot] == nil else { return }
+        let stored = ToManyValue(ids)
+        toManyValues[slot] = takePendingEdits(slot: slot).map { $0.applied(to: stored) } ?? stored
+        if slot < committedToMany.count, committedToMany[slot] == nil { committedToMany[slot] = stored }
+    }
+
+    /// Removes and returns the edits pending on `slot`; edits of an object that is no longer
+    /// changed (rolled back, saved) are stale and dropped.
+    private func takePendingEdits(slot: Int) -> ToManyDelta? {
+        guard let delta = pendingToMany.removeValue(forKey: slot) else { return nil }
+        return change == .none ? nil : delta
+    }
+
+    /// Records an edit of the to-many in `slot` without loading it, when that is possible (a
+    /// saved object whose contents are not loaded; the edit adds at the end or removes, so it
+    /// suits ordered relationships too). Returns false when the edit must be made on loaded
+    /// contents instead.
+    private func deferEdit(slot: Int, _ edit: (inout ToManyDelta) -> Void) -> Bool {
+        if toManyValues.count <= slot { sizeToManyStorage() }
+        guard slot < toManyValues.count, toManyValues[slot] == nil, change != .inserted, !objectID.isTemporaryID else { return false }
+        if change == .none && !pendingToMany.isEmpty { pendingToMany.removeAll() }  // stale
+        edit(&pendingToMany[slot, default: ToManyDelta()])
+        markChanged(.toMany(slot))
+        return true
     }
 
     /// Gives a fault made by a fetch (whose storage is sized when it fires) its to-many slots,
@@ -115,34 +150,40 @@ extension ManagedObject {
         return value.ids
     }
 
-    /// Prepares an edit of the to-many in `slot`: the object's values and the relationship's
-    /// contents are loaded first (so the save knows the row version, and a loaded to-many is
-    /// always current). Returns false when there is no such slot.
+    /// Loads the contents of the to-many in `slot` for an edit that needs them (an ordered
+    /// relationship, a position, a replacement). Returns false when there is no such slot.
     private func prepareToManyEdit(slot: Int) -> Bool {
-        fireFaultIfNeeded()
         ensureToManyLoaded(slot: slot)
         return slot < toManyValues.count && toManyValues[slot] != nil
     }
 
     /// Adds `target` to a to-many (at `index` for ordered ones, else at the end).
     func addToMany(_ target: ManagedObject, slot: Int, at index: Int? = nil, maintainingInverse: Bool = true) {
+        let inverse = maintainingInverse ? entity.layout.inverse(of: .toMany(slot)) : nil
+        if index == nil, deferEdit(slot: slot, { $0.add(target.objectID) }) {
+            // Whether it was there already is unknown until the contents load; the inverse
+            // side's edit is idempotent, so making it anyway is right either way.
+            if let inverse { target.inverseAdd(self, at: inverse.slot) }
+            return
+        }
         guard prepareToManyEdit(slot: slot) else { return }
         // Mutate in place (optional chaining through the subscript): no copy of the contents.
         let added = index.map { toManyValues[slot]?.insert(target.objectID, at: $0) } ?? toManyValues[slot]?.append(target.objectID)
         guard added == true else { return }
         markChanged(.toMany(slot))
-        if maintainingInverse, let inverse = entity.layout.inverse(of: .toMany(slot)) {
-            target.inverseAdd(self, at: inverse.slot)
-        }
+        if let inverse { target.inverseAdd(self, at: inverse.slot) }
     }
 
     /// Removes `target` from a to-many.
     func removeFromToMany(_ target: ManagedObject, slot: Int, maintainingInverse: Bool = true) {
+        let inverse = maintainingInverse ? entity.layout.inverse(of: .toMany(slot)) : nil
+        if deferEdit(slot: slot, { $0.remove(target.objectID) }) {
+            if let inverse { target.inverseRemove(self, at: inverse.slot) }
+            return
+        }
         guard prepareToManyEdit(slot: slot), toManyValues[slot]?.remove(target.objectID) == true else { return }
         markChanged(.toMany(slot))
-        if maintainingInverse, let inverse = entity.layout.inverse(of: .toMany(slot)) {
-            target.inverseRemove(self, at: inverse.slot)
-        }
+        if let inverse { target.inverseRemove(self, at: inverse.slot) }
     }
 
     /// Replaces a to-many's contents, in the given order (duplicates are dropped).
@@ -193,6 +234,7 @@ extension ManagedObject {
             toOneValues[index] = source.objectID
             markChanged(slot)
         case .toMany(let index):
+            if deferEdit(slot: index, { $0.add(source.objectID) }) { return }
             guard prepareToManyEdit(slot: index), toManyValues[index]?.append(source.objectID) == true else { return }
             markChanged(slot)
         default:
@@ -209,6 +251,7 @@ extension ManagedObject {
             toOneValues[index] = nil
             markChanged(slot)
         case .toMany(let index):
+            if deferEdit(slot: index, { $0.remove(source.objectID) }) { return }
             guard prepareToManyEdit(slot: index), toManyValues[index]?.remove(source.objectID) == true else { return }
             markChanged(slot)
         default:

@@ -40,6 +40,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var toManyValues: [ToManyValue?] = []
     /// The to-many contents as last loaded or saved, kept to compute what a save changes.
     var committedToMany: [ToManyValue?] = []
+    /// Edits of to-manys made while they were not loaded, by to-many slot (see ``ToManyDelta``).
+    /// Only meaningful while the object is changed; applied when the contents load.
+    var pendingToMany: [Int: ToManyDelta] = [:]
     /// Transient attribute values.
     var transientValues: [Any?] = []
     /// Fetched property results, computed on first access.
