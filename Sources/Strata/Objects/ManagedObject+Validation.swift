@@ -6,9 +6,10 @@ extension ManagedObject {
     /// Validates every property; throws all failures at once (1560 when several).
     ///
     /// The model's rules run on the stored values (exact, no conversions). Then
-    /// `validateValue(_:forKey:)` is called for every property (to-manys only when loaded), so a
-    /// subclass that overrides it adds its own rules to every save; the base implementation
-    /// does not check the model's rules a second time there.
+    /// `validateValue(_:forKey:)` is called for every attribute and to-one of an inserted object
+    /// and every changed one of an updated object, so a subclass that overrides it adds its own
+    /// rules to every save; the base implementation does not check the model's rules a second
+    /// time there.
     func validateProperties() throws {
         var errors: [StrataError] = []
         let layout = entity.layout
@@ -36,16 +37,23 @@ extension ManagedObject {
             guard slot < toManyValues.count, let value = toManyValues[slot] else { continue }
             errors += countErrors(toManys[slot], count: value.count)
         }
+        errors += danglingReferenceErrors()
         if layout.hasValidationPredicates {
             for (property, slot) in layout.validatedProperties where isLoaded(slot) {
                 guard !property.validationPredicates.isEmpty || !property.validationRules.isEmpty else { continue }
                 errors += predicateErrors(property, value: value(at: slot))
             }
         }
-        // The override point, for every property (the model's rules were checked above).
+        // The override point, for every attribute and to-one of a new object and every changed
+        // one of an updated object (the model's rules were checked above). To-manys are left
+        // out: building their object sets for every save would cost more than any rule; their
+        // counts, predicates and rules are checked above, and validateForInsert/Update can see them.
         modelRulesChecked = true
         defer { modelRulesChecked = false }
-        for (property, slot) in layout.validatedProperties where isLoaded(slot) {
+        let everyProperty = change == .inserted
+        for (property, slot) in layout.validatedProperties {
+            if case .toMany = slot { continue }
+            if !everyProperty, let index = layout.changeIndex(of: slot), !changedMask.contains(index) { continue }
             do {
                 try validateValue(value(at: slot), forKey: property.name)
             } catch let error as StrataError {
@@ -55,6 +63,43 @@ extension ManagedObject {
             }
         }
         if let error = StrataError.combining(errors) { throw error }
+    }
+
+    /// References to objects that will never reach the store: objects inserted and then deleted
+    /// (or removed) before any save, still held by a relationship without an inverse or with
+    /// `noAction` (Core Data's "dangling reference to an invalid object"). Only unsaved
+    /// destinations can be in that state, so only temporary IDs are looked at.
+    private func danglingReferenceErrors() -> [StrataError] {
+        var errors: [StrataError] = []
+        func isDangling(_ id: ManagedObjectID) -> Bool {
+            guard id.isTemporaryID else { return false }
+            guard let target = registry?.object(for: id) else { return true }
+            return target.change != .inserted
+        }
+        // A temporary ID can only have entered a relationship through an edit since the last
+        // save, so only the changed relationships of an updated object need a look.
+        let layout = entity.layout
+        let toOneStart = layout.storedAttributes.count + layout.transientAttributes.count
+        let toManyStart = toOneStart + layout.toOneRelationships.count
+        let indexes = change == .inserted ? Array(toOneStart..<(toManyStart + layout.toManyRelationships.count)) : changedMask.indexes
+        for index in indexes where index >= toOneStart {
+            if index < toManyStart {
+                let slot = index - toOneStart
+                if slot < toOneValues.count, let id = toOneValues[slot], isDangling(id) {
+                    errors.append(danglingFailure(layout.toOneRelationships[slot].name, id))
+                }
+            } else {
+                let slot = index - toManyStart
+                guard slot < toManyValues.count, slot < layout.toManyRelationships.count, let value = toManyValues[slot],
+                      let id = value.ids.first(where: isDangling) else { continue }
+                errors.append(danglingFailure(layout.toManyRelationships[slot].name, id))
+            }
+        }
+        return errors
+    }
+
+    private func danglingFailure(_ key: String, _ id: ManagedObjectID) -> StrataError {
+        failure(StrataError.Code.managedObjectValidation, key, "Dangling reference: \(entity.name).\(key) still holds a \(id.entity.name) that was deleted before it was ever saved; remove it from the relationship (relationships without an inverse, or with delete rule noAction, are not cleaned up)")
     }
 
     /// Whether a property's value is at hand without loading anything (to-manys may be unloaded).

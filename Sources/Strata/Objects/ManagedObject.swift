@@ -194,9 +194,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// counts), throwing every failure at once (1560 when several).
     ///
     /// Call it to check a value before setting it. Override it to add rules for a key (call
-    /// `super`): a save calls it for every property of every inserted and updated object, so
-    /// failures of an override stop the save like the model's own. Call on the object's
-    /// context's queue.
+    /// `super`): a save calls it for every attribute and to-one relationship of an inserted
+    /// object and every changed one of an updated object (not for to-many relationships: check
+    /// those in `validateForInsert()` / `validateForUpdate()`), so failures of an override stop
+    /// the save like the model's own. Call on the object's context's queue.
     open func validateValue(_ value: Any?, forKey key: String) throws {
         // During a save the model's rules were already checked on the stored values.
         if modelRulesChecked { return }
