@@ -39,7 +39,10 @@ struct SQLFragment: CustomStringConvertible {
 
     /// `"name"` with embedded quotes doubled.
     static func identifier(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Fast path: model names are identifiers, so there is nothing to escape (this runs for
+        // every column of every row a save writes).
+        if !name.utf8.contains(UInt8(ascii: "\"")) { return "\"" + name + "\"" }
+        return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     var description: String { text }
