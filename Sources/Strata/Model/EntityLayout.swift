@@ -53,13 +53,7 @@ final class EntityLayout: @unchecked Sendable {
         self.code = code
         self.descendantCodes = descendantCodes
         self.hasSubentities = !entity.subentities.isEmpty
-        var chain: [EntityDescription] = []
-        var current: EntityDescription? = entity
-        while let candidate = current {
-            chain.insert(candidate, at: 0)
-            current = candidate.superentity
-        }
-        let all = chain.flatMap(\.properties)
+        let all = entity.ancestry.reversed().flatMap(\.properties)
         allProperties = all
         var byName: [String: PropertyDescription] = [:]
         var slots: [String: PropertySlot] = [:]

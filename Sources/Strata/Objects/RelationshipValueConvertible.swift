@@ -28,20 +28,26 @@ extension Optional: RelationshipValueConvertible where Wrapped: ManagedObject {
     /// the destination object.
     public typealias RelationshipProjection = ManagedObjectID?
 
+    /// The object read, or nil (also for an object of another class).
     public static func fromRelationshipValue(_ value: Any?) -> Wrapped? {
         AttributeCodec.unwrapOptional(value) as? Wrapped
     }
 
+    /// The object to set, or nil.
     public var relationshipValue: Any? { self.map { $0 as ManagedObject } }
 
+    /// The destination's ID without loading it (one query if `object` is a fault). Call on the
+    /// object's context's queue.
     public static func relationshipProjection(of object: ManagedObject, key: String) -> ManagedObjectID? {
         object.objectIDs(forRelationshipNamed: key).first
     }
 }
 
 extension Set: RelationshipValueConvertible where Element: ManagedObject {
+    /// An unordered to-many's projection is a live, typed proxy.
     public typealias RelationshipProjection = MutableRelationshipSet<Element>
 
+    /// The objects read, as `Element` (objects of another class are left out).
     public static func fromRelationshipValue(_ value: Any?) -> Set<Element> {
         switch AttributeCodec.unwrapOptional(value) {
         case let set as Set<ManagedObject>: return Set(set.compactMap { $0 as? Element })
@@ -50,8 +56,10 @@ extension Set: RelationshipValueConvertible where Element: ManagedObject {
         }
     }
 
+    /// The objects to set.
     public var relationshipValue: Any? { Set<ManagedObject>(self.map { $0 as ManagedObject }) }
 
+    /// A live ``MutableRelationshipSet`` of the relationship. Call on the object's context's queue.
     public static func relationshipProjection(of object: ManagedObject, key: String) -> MutableRelationshipSet<Element> {
         object.checkAccess("mutableSetValue(forKey:)")
         return MutableRelationshipSet(editor: ToManyEditor(owner: object, key: key, ordered: false, call: "@Relationship \(key)"))
@@ -59,8 +67,10 @@ extension Set: RelationshipValueConvertible where Element: ManagedObject {
 }
 
 extension Array: RelationshipValueConvertible where Element: ManagedObject {
+    /// An ordered to-many's projection is a live, typed proxy with positions.
     public typealias RelationshipProjection = MutableOrderedRelationshipSet<Element>
 
+    /// The objects read, in order, as `Element` (objects of another class are left out).
     public static func fromRelationshipValue(_ value: Any?) -> [Element] {
         switch AttributeCodec.unwrapOptional(value) {
         case let array as [ManagedObject]: return array.compactMap { $0 as? Element }
@@ -69,8 +79,11 @@ extension Array: RelationshipValueConvertible where Element: ManagedObject {
         }
     }
 
+    /// The objects to set, in order (duplicates are dropped when set).
     public var relationshipValue: Any? { self.map { $0 as ManagedObject } }
 
+    /// A live ``MutableOrderedRelationshipSet`` of the relationship. Call on the object's
+    /// context's queue.
     public static func relationshipProjection(of object: ManagedObject, key: String) -> MutableOrderedRelationshipSet<Element> {
         object.checkAccess("mutableOrderedSetValue(forKey:)")
         return MutableOrderedRelationshipSet(editor: ToManyEditor(owner: object, key: key, ordered: true, call: "@Relationship \(key)"))
