@@ -112,6 +112,7 @@ struct DeleteRuleTests {
             context.delete(sales)
             try context.save()
         }
+        try stack.reopen()
         #expect(try count("Company", in: stack) == 0)
         #expect(try count("Employee", in: stack) == 0)
         #expect(try count("Customer", in: stack) == 1)

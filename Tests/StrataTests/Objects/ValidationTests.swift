@@ -166,8 +166,16 @@ struct ValidationTests {
             second.code = "AC-7"
             kept.score = 0.7
             try context.save()
-            let after = try reader.performAndWait { try reader.count(for: FetchRequest<Account>(entityName: "Account")) }
-            #expect(after == 3)
+        }
+        try stack.reopen()
+        let reopened = stack.newContext()
+        try reopened.performAndWait {
+            let request = FetchRequest<Account>(entityName: "Account")
+            request.sortDescriptors = [ObjectSortDescriptor(key: "username", ascending: true)]
+            let accounts = try reopened.fetch(request)
+            #expect(accounts.map(\.username) == ["first", "kept2", "valid"])
+            #expect(accounts.first { $0.username == "kept2" }?.score == 0.7)
+            #expect(accounts.first { $0.username == "valid" }?.code == "AC-7")
         }
     }
 
