@@ -90,6 +90,37 @@ struct PendingRelationshipEditTests {
         }
     }
 
+    @Test("edits in a child context reach the parent, then the store", arguments: TestStack.Kind.allCases)
+    func childContext(kind: TestStack.Kind) throws {
+        let (stack, studentIDs, courseIDs) = try seeded(kind)
+        let parent = stack.newContext()
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = parent
+        try child.performAndWait {
+            let s0 = try #require(child.object(with: studentIDs[0]) as? Student)
+            let s1 = try #require(child.object(with: studentIDs[1]) as? Student)
+            let c0 = try #require(child.object(with: courseIDs[0]) as? Course)
+            c0.$students.add(s0)                  // recorded on both sides, nothing loaded
+            s1.$courses.add(c0)
+            try child.save()
+        }
+        try parent.performAndWait {
+            let c0 = try #require(parent.object(with: courseIDs[0]) as? Course)
+            #expect(Set(c0.students.map(\.name)) == ["s0", "s1"])
+            #expect(parent.hasChanges)
+            try parent.save()
+        }
+        try stack.reopen()
+        let reader = stack.newContext()
+        try reader.performAndWait {
+            let request = FetchRequest<Course>(entityName: "Course")
+            request.predicate = ObjectPredicate(format: "title == 'c0'")
+            let c0 = try #require(try reader.fetch(request).first)
+            #expect(Set(c0.students.map(\.name)) == ["s0", "s1"])
+            #expect(c0.students.allSatisfy { $0.courses.map(\.title) == ["c0"] })
+        }
+    }
+
     @Test("rollback and refresh drop pending edits")
     func rollbackDropsEdits() throws {
         let (stack, studentIDs, courseIDs) = try seeded()
