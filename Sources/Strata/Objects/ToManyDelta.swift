@@ -7,13 +7,15 @@
 struct ToManyDelta {
     /// Objects that must be in the relationship, in the order they were added.
     private(set) var added: [ManagedObjectID] = []
-    /// Objects that must not be in the relationship.
+    /// Objects removed at some point: dropped from the stored contents (and appended again
+    /// when they are in `added` too).
     private(set) var removed: Set<ManagedObjectID> = []
     private var addedSet: Set<ManagedObjectID> = []
 
-    /// `id` must end up in the relationship.
+    /// `id` must end up in the relationship, at the end. A removed `id` stays in `removed` too:
+    /// applying the edits drops it from its stored position and appends it, as a remove then
+    /// an append on loaded contents would.
     mutating func add(_ id: ManagedObjectID) {
-        removed.remove(id)
         if addedSet.insert(id).inserted { added.append(id) }
     }
 

@@ -128,6 +128,7 @@ final class GraphDriver {
             (linking ? 2 : 1, setOwner),
             (4, unlinkSomething),
             (3, reorder),
+            (2, relink),
             (1, replace),
         ]
         let total = weights.reduce(0) { $0 + $1.0 }
@@ -269,6 +270,27 @@ final class GraphDriver {
             guard let owned = reference.owned[node]?.randomElement(using: &random) else { return }
             object(node).mutableSetValue(forKey: "owned").remove(object(owned))
             reference.setOwner(owned, nil)
+        }
+    }
+
+    /// Takes a member out of an ordered relationship and puts it back (at the end), through the
+    /// inverse side: on a relationship that is not loaded both edits are recorded, and the
+    /// result must still be the order loaded edits give.
+    private func relink() {
+        guard let node = pick() else { return }
+        if random.chance(0.5) {
+            guard let child = reference.children[node]?.randomElement(using: &random) else { return }
+            object(child).setValue(nil, forKey: "parent")
+            object(child).setValue(object(node), forKey: "parent")
+            reference.setParent(child, nil)
+            reference.setParent(child, node)
+        } else {
+            guard let owner = reference.inSequences[node]?.randomElement(using: &random) else { return }
+            let memberships = object(node).mutableSetValue(forKey: "inSequences")
+            memberships.remove(object(owner))
+            memberships.add(object(owner))
+            reference.removeFromSequence(owner, node)
+            reference.addToSequence(owner, node, at: nil)
         }
     }
 

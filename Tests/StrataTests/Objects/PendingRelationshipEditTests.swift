@@ -121,6 +121,40 @@ struct PendingRelationshipEditTests {
         }
     }
 
+    @Test("recorded edits of an ordered relationship keep the order loaded edits would give", arguments: TestStack.Kind.allCases)
+    func orderedRecordedEdits(kind: TestStack.Kind) throws {
+        let stack = try TestStack(model: GraphFixtures.music(), kind: kind)
+        let context = stack.newContext()
+        let (albumID, trackIDs) = try context.performAndWait {
+            let album = Album(context: context)
+            let tracks = (0..<4).map { index -> Song in
+                let song = Song(context: context)
+                song.title = "t\(index)"
+                return song
+            }
+            album.tracks = tracks
+            try context.save()
+            return (album.objectID, tracks.map(\.objectID))
+        }
+        let editor = stack.newContext()
+        try editor.performAndWait {
+            let tracks = trackIDs.compactMap { editor.object(with: $0) as? Song }
+            let album = try #require(editor.object(with: albumID) as? Album)
+            tracks[0].album = nil          // album.tracks is not loaded: both edits are recorded
+            tracks[0].album = album        // back, at the end
+            tracks[2].album = nil
+            #expect(album.tracks.map(\.title) == ["t1", "t3", "t0"])
+            try editor.save()
+        }
+        try stack.reopen()
+        let reader = stack.newContext()
+        try reader.performAndWait {
+            let request = FetchRequest<Album>(entityName: "Album")
+            let album = try #require(try reader.fetch(request).first)
+            #expect(album.tracks.map(\.title) == ["t1", "t3", "t0"])
+        }
+    }
+
     @Test("rollback and refresh drop pending edits")
     func rollbackDropsEdits() throws {
         let (stack, studentIDs, courseIDs) = try seeded()
