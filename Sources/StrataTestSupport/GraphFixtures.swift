@@ -86,7 +86,8 @@ public final class Hub: Node {
     @Attribute("weight") public var weight: Int64
 }
 
-/// Object-graph models used across the tests.
+/// Object-graph models used across the tests. Each call builds a new, unfrozen model; call
+/// from any thread (the objects of the models follow the usual queue rules).
 public enum GraphFixtures {
     /// Company ⇄ Department ⇄ Employee, and an abstract Person with Employee and Customer.
     ///

@@ -1,5 +1,6 @@
 /// A small, fast, seeded random number generator (SplitMix64) for reproducible property tests:
-/// the same seed gives the same sequence on every platform. Not for cryptography.
+/// the same seed gives the same sequence on every platform. Not for cryptography. A value
+/// type: each copy is its own sequence; use one copy per thread.
 public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 

@@ -8,7 +8,8 @@ import Foundation
 /// - `[Destination]` for an ordered to-many,
 ///
 /// where `Destination` is a `ManagedObject` subclass. Strata provides these conformances; you
-/// do not conform your own types.
+/// do not conform your own types. The conversions run where the property is used: on the
+/// object's context's queue.
 public protocol RelationshipValueConvertible {
     /// What the property's projected value (`$name`) gives: the destination's object ID for a
     /// to-one, a live ``MutableRelationshipSet`` or ``MutableOrderedRelationshipSet`` for a
