@@ -116,11 +116,7 @@ extension ManagedObjectContext: ObjectContextLink {
     }
 
     func evaluateFetchedProperty(_ property: FetchedPropertyDescription, for object: ManagedObject) -> [ManagedObject] {
-        guard let template = property.fetchRequest else { return [] }
-        let request = template.copy()
-        if let predicate = request.predicate {
-            request.predicate = predicate.withSubstitutionVariables(["FETCH_SOURCE": object])
-        }
+        guard let request = property.request(for: object) else { return [] }
         do {
             return try fetch(request)
         } catch let error as StrataError {

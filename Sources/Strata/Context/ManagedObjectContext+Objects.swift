@@ -109,6 +109,7 @@ extension ManagedObjectContext {
         let empty: [ToManyValue?] = defaults ? Array(repeating: ToManyValue(), count: layout.toManyRelationships.count) : Array(repeating: nil, count: layout.toManyRelationships.count)
         object.toManyValues = empty
         object.committedToMany = empty
+        object.pendingToMany = [:]
         object.transientValues = layout.transientDefaults
         object.fetchedValues = [:]
         object.changedMask.removeAll()
@@ -172,13 +173,17 @@ extension ManagedObjectContext {
         object.attributeValues = snapshot.attributes
         object.toOneValues = snapshot.toOne
         let toManyCount = object.entity.layout.toManyRelationships.count
-        if object.toManyValues.count != toManyCount || object.change == .none {
+        // A fault keeps the to-manys loaded while it was a fault (they are as fresh as its row);
+        // an unchanged object given new values forgets them (they load again on next use).
+        if object.toManyValues.count != toManyCount || (object.change == .none && !object.isFaultStorage) {
             object.toManyValues = Array(repeating: nil, count: toManyCount)
             object.committedToMany = object.toManyValues
         }
         object.fetchedValues = [:]
         object.isFaultStorage = false
-        object.changedMask.removeAll()
+        // A fault changed through its relationships only (their edits wait in `pendingToMany`)
+        // keeps its change marks.
+        if object.change == .none { object.changedMask.removeAll() }
         object.awakeFromFetch()
     }
 

@@ -21,6 +21,13 @@ extension ManagedObjectContext {
     /// Restores an object's last saved values.
     private func revert(_ object: ManagedObject) {
         guard let snapshot = object.snapshot else {
+            if object.isFaultStorage && object.change != .inserted {
+                // A fault changed through its relationships only: it becomes a plain fault again.
+                object.change = .none
+                prepareStorage(of: object, defaults: false)
+                object.recordedProblems.removeAll()
+                return
+            }
             detach(object)
             return
         }

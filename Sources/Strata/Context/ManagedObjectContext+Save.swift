@@ -26,6 +26,7 @@ extension ManagedObjectContext {
         defer { state.isSaving = false }
         post(ContextChanges(name: .managedObjectContextWillSave), userInfo: [:])
         let saving = try runWillSave()
+        try loadPendingRelationshipEdits()
         processPendingChanges()
         try validateForSave(saving)
         let parent = try requireParentStore()
@@ -159,8 +160,10 @@ extension ManagedObjectContext {
             }
         }
         for object in insertedObjects + updatedObjects {
-            if !permanentIDs.isEmpty, object.toOneValues.contains(where: { $0?.isTemporaryID == true }) {
-                object.toOneValues = ContiguousArray(object.toOneValues.map(remap))
+            if !permanentIDs.isEmpty {
+                if object.toOneValues.contains(where: { $0?.isTemporaryID == true }) {
+                    object.toOneValues = ContiguousArray(object.toOneValues.map(remap))
+                }
                 for slot in object.toManyValues.indices {
                     guard let value = object.toManyValues[slot], value.ids.contains(where: \.isTemporaryID) else { continue }
                     object.toManyValues[slot] = ToManyValue(value.ids.map { permanentIDs[$0] ?? $0 })

@@ -116,7 +116,20 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// All properties, inherited ones first.
     public var allProperties: [PropertyDescription] {
         if let layout = layoutStorage { return layout.allProperties }
-        return (superentity?.allProperties ?? []) + _properties
+        return ancestry.reversed().flatMap(\._properties)
+    }
+
+    /// This entity, its parent, its parent's parent… up to the root. A cycle (a broken model,
+    /// reported by the model check) ends the walk instead of looping forever.
+    var ancestry: [EntityDescription] {
+        var chain: [EntityDescription] = []
+        var seen = Set<ObjectIdentifier>()
+        var current: EntityDescription? = self
+        while let entity = current, seen.insert(ObjectIdentifier(entity)).inserted {
+            chain.append(entity)
+            current = entity.superentity
+        }
+        return chain
     }
 
     /// Every property by name, inherited ones included.
@@ -148,9 +161,11 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// Whether this entity is `entity` or inherits from it.
     public func isKindOf(entity: EntityDescription) -> Bool {
         var current: EntityDescription? = self
-        while let candidate = current {
+        var steps = 0
+        while let candidate = current, steps < Self.maximumDepth {
             if candidate === entity { return true }
             current = candidate.superentity
+            steps += 1
         }
         return false
     }
@@ -158,9 +173,17 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// The top of this entity's inheritance tree.
     public var rootEntity: EntityDescription {
         var current = self
-        while let parent = current.superentity { current = parent }
+        var steps = 0
+        while let parent = current.superentity, steps < Self.maximumDepth {
+            current = parent
+            steps += 1
+        }
         return current
     }
+
+    /// A bound on inheritance walks, so a cyclic tree (a broken model, which the model check
+    /// reports) cannot make them loop forever.
+    static let maximumDepth = 1_000
 
     /// A stable hash of what makes stored data of this entity compatible: its name, its
     /// ancestors, and the version hashes of its properties.

@@ -38,19 +38,22 @@ final class EntityLayout: @unchecked Sendable {
     let defaultValues: ContiguousArray<SQLiteValue>
     /// Defaults of the transient attributes, by slot.
     let transientDefaults: [Any?]
+    /// Every attribute and relationship with its slot, in property order (what a save validates).
+    let validatedProperties: [(property: PropertyDescription, slot: PropertySlot)]
+    /// Whether any property has validation predicates or rules.
+    let hasValidationPredicates: Bool
+    /// For each to-one slot: its inverse and the inverse's slot in the destination's objects
+    /// (nil without an inverse). Set once by ``build(for:)`` when every layout exists.
+    private(set) var toOneInverses: [InverseLink?] = []
+    /// For each to-many slot: its inverse and the inverse's slot (nil without an inverse).
+    private(set) var toManyInverses: [InverseLink?] = []
 
     init(entity: EntityDescription, code: Int64, descendantCodes: [Int64]) {
         self.entity = entity
         self.code = code
         self.descendantCodes = descendantCodes
         self.hasSubentities = !entity.subentities.isEmpty
-        var chain: [EntityDescription] = []
-        var current: EntityDescription? = entity
-        while let candidate = current {
-            chain.insert(candidate, at: 0)
-            current = candidate.superentity
-        }
-        let all = chain.flatMap(\.properties)
+        let all = entity.ancestry.reversed().flatMap(\.properties)
         allProperties = all
         var byName: [String: PropertyDescription] = [:]
         var slots: [String: PropertySlot] = [:]
@@ -97,6 +100,12 @@ final class EntityLayout: @unchecked Sendable {
             return encoded
         })
         self.transientDefaults = transient.map { $0.defaultValue }
+        self.validatedProperties = all.compactMap { property in
+            guard let slot = slots[property.name] else { return nil }
+            if case .fetched = slot { return nil }
+            return (property, slot)
+        }
+        self.hasValidationPredicates = all.contains { !$0.validationPredicates.isEmpty || !$0.validationRules.isEmpty }
     }
 
     /// Builds the layouts of all entities. Codes are assigned 1…n in name order, so they are
@@ -116,8 +125,36 @@ final class EntityLayout: @unchecked Sendable {
             guard let code = codes[ObjectIdentifier(entity)] else { continue }
             layouts[ObjectIdentifier(entity)] = EntityLayout(entity: entity, code: code, descendantCodes: descendants(of: entity))
         }
+        // Inverses, with their slots: an inverse lives on the destination or one of its
+        // ancestors, and inherited slots keep their numbers in every descendant, so the slot
+        // found in the destination's layout is valid in every object a relationship can hold.
+        func link(_ relationship: RelationshipDescription) -> InverseLink? {
+            guard let destination = relationship.destinationEntity, let inverse = relationship.inverseRelationship,
+                  let slot = layouts[ObjectIdentifier(destination)]?.slots[inverse.name]
+            else { return nil }
+            return InverseLink(relationship: inverse, slot: slot)
+        }
+        for layout in layouts.values {
+            layout.toOneInverses = layout.toOneRelationships.map(link)
+            layout.toManyInverses = layout.toManyRelationships.map(link)
+        }
         return layouts
     }
+
+    /// The inverse of the relationship in `slot` (to-one or to-many), if it has one.
+    func inverse(of slot: PropertySlot) -> InverseLink? {
+        switch slot {
+        case .toOne(let index): return index < toOneInverses.count ? toOneInverses[index] : nil
+        case .toMany(let index): return index < toManyInverses.count ? toManyInverses[index] : nil
+        default: return nil
+        }
+    }
+}
+
+/// A relationship's inverse and where it lives in the destination's objects.
+struct InverseLink {
+    let relationship: RelationshipDescription
+    let slot: PropertySlot
 }
 
 extension EntityDescription {

@@ -18,6 +18,7 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
     private var _isIndexed = false
     private var _validationPredicates: [ObjectPredicate] = []
     private var _validationWarnings: [String] = []
+    private var _validationRules: [ValidationRule] = []
 
     /// The entity the property belongs to; set when it is added to an entity's `properties`.
     public internal(set) weak var entity: EntityDescription?
@@ -81,7 +82,9 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Predicates the value must satisfy at save, evaluated with the value as `SELF`; each
-    /// failure reports the warning at the same index (Core Data's validation predicates).
+    /// failure reports the warning at the same index, code 1550 (Core Data's validation
+    /// predicates). Not evaluated for a nil value. Example: `SELF MATCHES '[A-Z]{2}-[0-9]+'`,
+    /// or `@count <= 10` on a to-many.
     public var validationPredicates: [ObjectPredicate] { _validationPredicates }
 
     /// The messages reported when the matching validation predicate fails.
@@ -94,6 +97,13 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
             _validationPredicates = predicates
             _validationWarnings = warnings
         }
+    }
+
+    /// Closure rules the value must satisfy at save, checked after the validation predicates;
+    /// each failure reports its message (code 1550). Configure before the model is used.
+    public var validationRules: [ValidationRule] {
+        get { _validationRules }
+        set { mutate("validationRules") { _validationRules = newValue } }
     }
 
     /// A stable hash of what makes stored data of this property compatible.

@@ -77,6 +77,7 @@ extension ManagedObject {
     /// the parent store; `NSNull()` for nil. An inserted object has no committed values.
     public func committedValues(forKeys keys: [String]?) -> [String: Any] {
         checkAccess("committedValues(forKeys:)")
+        fireFaultIfNeeded()
         guard let snapshot else { return [:] }
         let layout = entity.layout
         let names = keys ?? (layout.storedAttributes.map(\.name) + layout.toOneRelationships.map(\.name) + layout.toManyRelationships.map(\.name))

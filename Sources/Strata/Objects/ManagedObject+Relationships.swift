@@ -37,7 +37,9 @@ extension ManagedObject {
         return objects
     }
 
-    private func checkTarget(_ target: ManagedObject, relationship: RelationshipDescription) -> Bool {
+    /// Whether `target` may be put in `relationship`: an object of the destination entity (or a
+    /// sub-entity), in this object's context, not deleted. Records the problem when not.
+    func checkTarget(_ target: ManagedObject, relationship: RelationshipDescription) -> Bool {
         guard let destination = relationship.destinationEntity, target.entity.isKindOf(entity: destination) else {
             record(StrataError(code: StrataError.Code.managedObjectValidation, message: "'\(entity.name).\(relationship.name)' needs objects of entity '\(relationship.destinationEntityName ?? "?")', not '\(target.entity.name)'", entityName: entity.name, key: relationship.name, objectID: objectID))
             return false
@@ -55,6 +57,8 @@ extension ManagedObject {
 
     // MARK: To-one
 
+    /// Points the to-one in `slot` at `target`; with `maintainingInverse`, the old partner drops
+    /// this object and the new one gains it (leaving its own previous partner, for one-to-ones).
     func setToOne(_ target: ManagedObject?, slot: Int, maintainingInverse: Bool) {
         fireFaultIfNeeded()
         guard slot < toOneValues.count else { return }
@@ -63,19 +67,27 @@ extension ManagedObject {
         if oldID == newID { return }
         toOneValues[slot] = newID
         markChanged(.toOne(slot))
-        let relationship = entity.layout.toOneRelationships[slot]
-        guard maintainingInverse, let inverse = relationship.inverseRelationship else { return }
+        guard maintainingInverse, let inverse = entity.layout.inverse(of: .toOne(slot)) else { return }
         if let oldID, let old = link?.objectForRelationship(oldID) {
-            old.inverseRemove(self, via: inverse)
+            old.inverseRemove(self, at: inverse.slot)
         }
-        target?.inverseAdd(self, via: inverse)
+        target?.inverseAdd(self, at: inverse.slot)
     }
 
     // MARK: To-many
 
-    /// Loads a to-many relationship's IDs if they are not loaded yet.
+    /// Loads a to-many relationship's IDs if they are not loaded yet (one query; none for an
+    /// object that was never saved), applying the edits recorded while it was not loaded.
     func ensureToManyLoaded(slot: Int) {
-        guard slot < toManyValues.count, toManyValues[slot] == nil else { return }
+        if toManyValues.count <= slot { sizeToManyStorage() }
+        guard slot < toManyValues.count else { return }
+        if let current = toManyValues[slot] {
+            // Contents installed by someone else (a prefetch) while edits were pending.
+            if !pendingToMany.isEmpty, let delta = takePendingEdits(slot: slot) {
+                toManyValues[slot] = delta.applied(to: current)
+            }
+            return
+        }
         let relationship = entity.layout.toManyRelationships[slot]
         let ids: [ManagedObjectID]
         if change == .inserted || objectID.isTemporaryID {
@@ -83,12 +95,48 @@ extension ManagedObject {
         } else {
             ids = link?.loadToMany(of: self, relationship: relationship) ?? []
         }
-        let value = ToManyValue(ids)
-        toManyValues[slot] = value
-        if slot < committedToMany.count, committedToMany[slot] == nil { committedToMany[slot] = value }
+        installLoadedToMany(slot: slot, ids: ids)
     }
 
-    /// The objects of a to-many relationship, in order.
+    /// Installs the stored contents `ids` of a to-many that was not loaded, with the edits
+    /// recorded meanwhile applied on top; `ids` become the committed contents.
+    func installLoadedToMany(slot: Int, ids: [ManagedObjectID]) {
+        if toManyValues.count <= slot { sizeToManyStorage() }
+        guard slot < toManyValues.count, toManyValues[slot] == nil else { return }
+        let stored = ToManyValue(ids)
+        toManyValues[slot] = takePendingEdits(slot: slot).map { $0.applied(to: stored) } ?? stored
+        if slot < committedToMany.count, committedToMany[slot] == nil { committedToMany[slot] = stored }
+    }
+
+    /// Removes and returns the edits pending on `slot`; edits of an object that is no longer
+    /// changed (rolled back, saved) are stale and dropped.
+    private func takePendingEdits(slot: Int) -> ToManyDelta? {
+        guard let delta = pendingToMany.removeValue(forKey: slot) else { return nil }
+        return change == .none ? nil : delta
+    }
+
+    /// Records an edit of the to-many in `slot` without loading it, when that is possible (a
+    /// saved object whose contents are not loaded; the edit adds at the end or removes, so it
+    /// suits ordered relationships too). Returns false when the edit must be made on loaded
+    /// contents instead.
+    private func deferEdit(slot: Int, _ edit: (inout ToManyDelta) -> Void) -> Bool {
+        if toManyValues.count <= slot { sizeToManyStorage() }
+        guard slot < toManyValues.count, toManyValues[slot] == nil, change != .inserted, !objectID.isTemporaryID else { return false }
+        if change == .none && !pendingToMany.isEmpty { pendingToMany.removeAll() }  // stale
+        edit(&pendingToMany[slot, default: ToManyDelta()])
+        markChanged(.toMany(slot))
+        return true
+    }
+
+    /// Gives a fault made by a fetch (whose storage is sized when it fires) its to-many slots,
+    /// so a to-many can load before the object's values do.
+    func sizeToManyStorage() {
+        let count = entity.layout.toManyRelationships.count
+        if toManyValues.count < count { toManyValues += Array(repeating: nil, count: count - toManyValues.count) }
+        if committedToMany.count < count { committedToMany += Array(repeating: nil, count: count - committedToMany.count) }
+    }
+
+    /// The objects of a to-many relationship, in order (faults for the ones not loaded yet).
     func toManyObjects(slot: Int) -> [ManagedObject] {
         ensureToManyLoaded(slot: slot)
         guard slot < toManyValues.count, let value = toManyValues[slot], let link else { return [] }
@@ -102,37 +150,47 @@ extension ManagedObject {
         return value.ids
     }
 
+    /// Loads the contents of the to-many in `slot` for an edit that needs them (an ordered
+    /// relationship, a position, a replacement). Returns false when there is no such slot.
+    private func prepareToManyEdit(slot: Int) -> Bool {
+        ensureToManyLoaded(slot: slot)
+        return slot < toManyValues.count && toManyValues[slot] != nil
+    }
+
     /// Adds `target` to a to-many (at `index` for ordered ones, else at the end).
     func addToMany(_ target: ManagedObject, slot: Int, at index: Int? = nil, maintainingInverse: Bool = true) {
-        ensureToManyLoaded(slot: slot)
-        guard slot < toManyValues.count else { return }
+        let inverse = maintainingInverse ? entity.layout.inverse(of: .toMany(slot)) : nil
+        if index == nil, deferEdit(slot: slot, { $0.add(target.objectID) }) {
+            // Whether it was there already is unknown until the contents load; the inverse
+            // side's edit is idempotent, so making it anyway is right either way.
+            if let inverse { target.inverseAdd(self, at: inverse.slot) }
+            return
+        }
+        guard prepareToManyEdit(slot: slot) else { return }
         // Mutate in place (optional chaining through the subscript): no copy of the contents.
         let added = index.map { toManyValues[slot]?.insert(target.objectID, at: $0) } ?? toManyValues[slot]?.append(target.objectID)
         guard added == true else { return }
         markChanged(.toMany(slot))
-        let relationship = entity.layout.toManyRelationships[slot]
-        if maintainingInverse, let inverse = relationship.inverseRelationship {
-            target.inverseAdd(self, via: inverse)
-        }
+        if let inverse { target.inverseAdd(self, at: inverse.slot) }
     }
 
     /// Removes `target` from a to-many.
     func removeFromToMany(_ target: ManagedObject, slot: Int, maintainingInverse: Bool = true) {
-        ensureToManyLoaded(slot: slot)
-        guard slot < toManyValues.count, toManyValues[slot]?.remove(target.objectID) == true else { return }
-        markChanged(.toMany(slot))
-        let relationship = entity.layout.toManyRelationships[slot]
-        if maintainingInverse, let inverse = relationship.inverseRelationship {
-            target.inverseRemove(self, via: inverse)
+        let inverse = maintainingInverse ? entity.layout.inverse(of: .toMany(slot)) : nil
+        if deferEdit(slot: slot, { $0.remove(target.objectID) }) {
+            if let inverse { target.inverseRemove(self, at: inverse.slot) }
+            return
         }
+        guard prepareToManyEdit(slot: slot), toManyValues[slot]?.remove(target.objectID) == true else { return }
+        markChanged(.toMany(slot))
+        if let inverse { target.inverseRemove(self, at: inverse.slot) }
     }
 
-    /// Replaces a to-many's contents, in the given order.
+    /// Replaces a to-many's contents, in the given order (duplicates are dropped).
     func replaceToMany(slot: Int, with targets: [ManagedObject], maintainingInverse: Bool) {
-        ensureToManyLoaded(slot: slot)
-        guard slot < toManyValues.count, let current = toManyValues[slot] else { return }
+        guard prepareToManyEdit(slot: slot), let current = toManyValues[slot]?.ids else { return }
         let newIDs = Set(targets.map(\.objectID))
-        for id in current.ids where !newIDs.contains(id) {
+        for id in current where !newIDs.contains(id) {
             if let object = link?.objectForRelationship(id) {
                 removeFromToMany(object, slot: slot, maintainingInverse: maintainingInverse)
             }
@@ -141,55 +199,51 @@ extension ManagedObject {
             addToMany(target, slot: slot, maintainingInverse: maintainingInverse)
         }
         // Put the surviving and added objects in the requested order.
-        if entity.layout.toManyRelationships[slot].isOrdered, let current = toManyValues[slot] {
+        if entity.layout.toManyRelationships[slot].isOrdered, let now = toManyValues[slot]?.ids {
             var seen = Set<ManagedObjectID>()
             let ordered = targets.map(\.objectID).filter { seen.insert($0).inserted }
-            if current.ids != ordered {
+            if now != ordered {
                 toManyValues[slot] = ToManyValue(ordered)
                 markChanged(.toMany(slot))
             }
         }
     }
 
-    /// Moves objects of an ordered to-many.
+    /// Moves the objects at `indexes` of an ordered to-many to start at `destination` (an index
+    /// in the relationship without them), keeping their relative order.
     func moveInToMany(slot: Int, from indexes: IndexSet, to destination: Int) {
-        ensureToManyLoaded(slot: slot)
-        guard slot < toManyValues.count, let before = toManyValues[slot]?.ids else { return }
-        toManyValues[slot]?.move(from: indexes, to: destination)
-        guard toManyValues[slot]?.ids != before else { return }
+        guard prepareToManyEdit(slot: slot), toManyValues[slot]?.move(from: indexes, to: destination) == true else { return }
         markChanged(.toMany(slot))
     }
 
     // MARK: Inverse maintenance (called on the other side; no further inverse calls)
 
-    /// `source` now points to `self` through `inverse`'s inverse: make `inverse` (on self) hold source.
-    func inverseAdd(_ source: ManagedObject, via inverse: RelationshipDescription) {
-        guard let slot = entity.layout.slots[inverse.name] else { return }
+    /// `source` now points to `self` through the relationship whose inverse is `slot` (on self):
+    /// make `slot` hold source. A to-one that held another object first detaches it from that
+    /// object (one-to-one, or the to-one side of a one-to-many moving to a new owner).
+    func inverseAdd(_ source: ManagedObject, at slot: PropertySlot) {
         switch slot {
         case .toOne(let index):
             fireFaultIfNeeded()
             guard index < toOneValues.count else { return }
             let previous = toOneValues[index]
             if previous == source.objectID { return }
-            // One-to-one, or the to-one side of a one-to-many moving to a new owner: detach from
-            // the previous partner first.
-            if let previous, let partnerRelationship = inverse.inverseRelationship, let partner = link?.objectForRelationship(previous) {
-                partner.inverseRemove(self, via: partnerRelationship)
+            if let previous, let partnerSide = entity.layout.inverse(of: slot), let partner = link?.objectForRelationship(previous) {
+                partner.inverseRemove(self, at: partnerSide.slot)
             }
             toOneValues[index] = source.objectID
             markChanged(slot)
         case .toMany(let index):
-            ensureToManyLoaded(slot: index)
-            guard index < toManyValues.count, toManyValues[index]?.append(source.objectID) == true else { return }
+            if deferEdit(slot: index, { $0.add(source.objectID) }) { return }
+            guard prepareToManyEdit(slot: index), toManyValues[index]?.append(source.objectID) == true else { return }
             markChanged(slot)
         default:
             return
         }
     }
 
-    /// `source` no longer points to `self`: drop it from `inverse` (on self).
-    func inverseRemove(_ source: ManagedObject, via inverse: RelationshipDescription) {
-        guard let slot = entity.layout.slots[inverse.name] else { return }
+    /// `source` no longer points to `self`: drop it from `slot` (on self).
+    func inverseRemove(_ source: ManagedObject, at slot: PropertySlot) {
         switch slot {
         case .toOne(let index):
             fireFaultIfNeeded()
@@ -197,12 +251,19 @@ extension ManagedObject {
             toOneValues[index] = nil
             markChanged(slot)
         case .toMany(let index):
-            ensureToManyLoaded(slot: index)
-            guard index < toManyValues.count, toManyValues[index]?.remove(source.objectID) == true else { return }
+            if deferEdit(slot: index, { $0.remove(source.objectID) }) { return }
+            guard prepareToManyEdit(slot: index), toManyValues[index]?.remove(source.objectID) == true else { return }
             markChanged(slot)
         default:
             return
         }
+    }
+
+    /// Drops `source` from the inverse `inverse` (on self), by name (for callers holding a
+    /// relationship description rather than a slot).
+    func inverseRemove(_ source: ManagedObject, via inverse: RelationshipDescription) {
+        guard let slot = entity.layout.slots[inverse.name] else { return }
+        inverseRemove(source, at: slot)
     }
 
     // MARK: Fetched properties

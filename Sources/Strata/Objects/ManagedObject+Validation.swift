@@ -4,49 +4,129 @@ import StrataSQLite
 /// The model's validation rules, applied at save.
 extension ManagedObject {
     /// Validates every property; throws all failures at once (1560 when several).
+    ///
+    /// The model's rules run on the stored values (exact, no conversions). Then
+    /// `validateValue(_:forKey:)` is called for every attribute and to-one of an inserted object
+    /// and every changed one of an updated object, so a subclass that overrides it adds its own
+    /// rules to every save; the base implementation does not check the model's rules a second
+    /// time there.
     func validateProperties() throws {
         var errors: [StrataError] = []
         let layout = entity.layout
-        for (slot, attribute) in layout.storedAttributes.enumerated() {
+        let attributes = layout.storedAttributes
+        for slot in 0..<attributes.count {
             let stored = slot < attributeValues.count ? attributeValues[slot] : .null
-            errors += attributeErrors(attribute, stored: stored, value: nil, useStored: true)
+            errors += attributeErrors(attributes[slot], stored: stored, value: nil, useStored: true)
         }
-        for (slot, relationship) in layout.toOneRelationships.enumerated() {
-            let target = slot < toOneValues.count ? toOneValues[slot] : nil
-            if target == nil && !relationship.isOptional {
-                errors.append(failure(StrataError.Code.validationMissingMandatoryProperty, relationship.name, "\(entity.name).\(relationship.name) is required but has no object"))
+        let transients = layout.transientAttributes
+        for slot in 0..<transients.count where !transients[slot].isOptional {
+            let value = slot < transientValues.count ? transientValues[slot] : nil
+            if AttributeCodec.unwrapOptional(value) == nil {
+                errors.append(failure(StrataError.Code.validationMissingMandatoryProperty, transients[slot].name, "\(entity.name).\(transients[slot].name) is required"))
             }
         }
-        for (slot, relationship) in layout.toManyRelationships.enumerated() {
+        let toOnes = layout.toOneRelationships
+        for slot in 0..<toOnes.count where !toOnes[slot].isOptional {
+            if slot >= toOneValues.count || toOneValues[slot] == nil {
+                errors.append(failure(StrataError.Code.validationMissingMandatoryProperty, toOnes[slot].name, "\(entity.name).\(toOnes[slot].name) is required but has no object"))
+            }
+        }
+        let toManys = layout.toManyRelationships
+        for slot in 0..<toManys.count {
             // Unloaded relationships did not change: they passed when they were saved.
             guard slot < toManyValues.count, let value = toManyValues[slot] else { continue }
-            errors += countErrors(relationship, count: value.count)
+            errors += countErrors(toManys[slot], count: value.count)
         }
-        for property in layout.allProperties {
-            guard !property.validationPredicates.isEmpty, let slot = layout.slots[property.name] else { continue }
-            if case .toMany = slot, case .toMany(let index) = slot, index < toManyValues.count, toManyValues[index] == nil { continue }
-            errors += predicateErrors(property, value: value(at: slot))
+        errors += danglingReferenceErrors()
+        if layout.hasValidationPredicates {
+            for (property, slot) in layout.validatedProperties where isLoaded(slot) {
+                guard !property.validationPredicates.isEmpty || !property.validationRules.isEmpty else { continue }
+                errors += predicateErrors(property, value: value(at: slot))
+            }
+        }
+        // The override point, for every attribute and to-one of a new object and every changed
+        // one of an updated object (the model's rules were checked above). To-manys are left
+        // out: building their object sets for every save would cost more than any rule; their
+        // counts, predicates and rules are checked above, and validateForInsert/Update can see them.
+        modelRulesChecked = true
+        defer { modelRulesChecked = false }
+        let everyProperty = change == .inserted
+        for (property, slot) in layout.validatedProperties {
+            if case .toMany = slot { continue }
+            if !everyProperty, let index = layout.changeIndex(of: slot), !changedMask.contains(index) { continue }
+            do {
+                try validateValue(value(at: slot), forKey: property.name)
+            } catch let error as StrataError {
+                errors += error.allErrors
+            } catch {
+                errors.append(failure(StrataError.Code.managedObjectValidation, property.name, "\(entity.name).\(property.name): \(error)"))
+            }
         }
         if let error = StrataError.combining(errors) { throw error }
     }
 
-    /// Refuses a delete while a `deny` relationship still holds objects.
+    /// References to objects that will never reach the store: objects inserted and then deleted
+    /// (or removed) before any save, still held by a relationship without an inverse or with
+    /// `noAction` (Core Data's "dangling reference to an invalid object"). Only unsaved
+    /// destinations can be in that state, so only temporary IDs are looked at.
+    private func danglingReferenceErrors() -> [StrataError] {
+        var errors: [StrataError] = []
+        func isDangling(_ id: ManagedObjectID) -> Bool {
+            guard id.isTemporaryID else { return false }
+            guard let target = registry?.object(for: id) else { return true }
+            return target.change != .inserted
+        }
+        // A temporary ID can only have entered a relationship through an edit since the last
+        // save, so only the changed relationships of an updated object need a look.
+        let layout = entity.layout
+        let toOneStart = layout.storedAttributes.count + layout.transientAttributes.count
+        let toManyStart = toOneStart + layout.toOneRelationships.count
+        let indexes = change == .inserted ? Array(toOneStart..<(toManyStart + layout.toManyRelationships.count)) : changedMask.indexes
+        for index in indexes where index >= toOneStart {
+            if index < toManyStart {
+                let slot = index - toOneStart
+                if slot < toOneValues.count, let id = toOneValues[slot], isDangling(id) {
+                    errors.append(danglingFailure(layout.toOneRelationships[slot].name, id))
+                }
+            } else {
+                let slot = index - toManyStart
+                guard slot < toManyValues.count, slot < layout.toManyRelationships.count, let value = toManyValues[slot],
+                      let id = value.ids.first(where: isDangling) else { continue }
+                errors.append(danglingFailure(layout.toManyRelationships[slot].name, id))
+            }
+        }
+        return errors
+    }
+
+    private func danglingFailure(_ key: String, _ id: ManagedObjectID) -> StrataError {
+        failure(StrataError.Code.managedObjectValidation, key, "Dangling reference: \(entity.name).\(key) still holds a \(id.entity.name) that was deleted before it was ever saved; remove it from the relationship (relationships without an inverse, or with delete rule noAction, are not cleaned up)")
+    }
+
+    /// Whether a property's value is at hand without loading anything (to-manys may be unloaded).
+    private func isLoaded(_ slot: PropertySlot) -> Bool {
+        guard case .toMany(let index) = slot else { return true }
+        return index < toManyValues.count && toManyValues[index] != nil
+    }
+
+    /// Refuses a delete while a `deny` relationship still holds objects that are not deleted
+    /// themselves (one error per relationship, naming the object and the relationship).
     func validateDenyRules() throws {
         var errors: [StrataError] = []
         let layout = entity.layout
+        func isLive(_ id: ManagedObjectID) -> Bool {
+            // An object deleted in this context is registered (the context holds it until saved).
+            guard let object = registry?.object(for: id) else { return true }
+            return object.change != .deleted
+        }
         for (slot, relationship) in layout.toOneRelationships.enumerated() where relationship.deleteRule == .deny {
-            if slot < toOneValues.count, let target = toOneValues[slot] {
-                errors.append(failure(StrataError.Code.validationRelationshipDeniedDelete, relationship.name, "\(entity.name) cannot be deleted: its relationship '\(relationship.name)' still points to \(target.entity.name) (delete rule deny)"))
+            if slot < toOneValues.count, let target = toOneValues[slot], isLive(target) {
+                errors.append(failure(StrataError.Code.validationRelationshipDeniedDelete, relationship.name, "\(entity.name) \(objectID.uriRepresentation().absoluteString) cannot be deleted: its relationship '\(relationship.name)' still points to a \(target.entity.name) (delete rule deny)"))
             }
         }
         for (slot, relationship) in layout.toManyRelationships.enumerated() where relationship.deleteRule == .deny {
-            let members = toManyIDs(slot: slot)
-            let remaining = members.filter { id in
-                guard let object = link?.objectForRelationship(id) else { return true }
-                return object.change != .deleted
-            }
+            let remaining = toManyIDs(slot: slot).filter(isLive)
             if !remaining.isEmpty {
-                errors.append(failure(StrataError.Code.validationRelationshipDeniedDelete, relationship.name, "\(entity.name) cannot be deleted: its relationship '\(relationship.name)' still holds \(remaining.count) object(s) (delete rule deny)"))
+                errors.append(failure(StrataError.Code.validationRelationshipDeniedDelete, relationship.name, "\(entity.name) \(objectID.uriRepresentation().absoluteString) cannot be deleted: its relationship '\(relationship.name)' still holds \(remaining.count) object(s) (delete rule deny)"))
             }
         }
         if let error = StrataError.combining(errors) { throw error }
@@ -109,7 +189,10 @@ extension ManagedObject {
         return errors
     }
 
+    /// Failures of the validation predicates and rules. A nil value (an unset optional
+    /// property) is not checked, as in Core Data: whether it may be nil is `isOptional`'s job.
     private func predicateErrors(_ property: PropertyDescription, value: Any?) -> [StrataError] {
+        guard let value = AttributeCodec.unwrapOptional(value) else { return [] }
         var errors: [StrataError] = []
         for (index, predicate) in property.validationPredicates.enumerated() {
             let passed: Bool
@@ -126,6 +209,9 @@ extension ManagedObject {
                 let warning = index < property.validationWarnings.count ? property.validationWarnings[index] : "\(entity.name).\(property.name) fails \(predicate.predicateFormat)"
                 errors.append(failure(StrataError.Code.managedObjectValidation, property.name, warning))
             }
+        }
+        for rule in property.validationRules where !rule.passes(value) {
+            errors.append(failure(StrataError.Code.managedObjectValidation, property.name, rule.message))
         }
         return errors
     }

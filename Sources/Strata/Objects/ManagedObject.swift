@@ -40,6 +40,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var toManyValues: [ToManyValue?] = []
     /// The to-many contents as last loaded or saved, kept to compute what a save changes.
     var committedToMany: [ToManyValue?] = []
+    /// Edits of to-manys made while they were not loaded, by to-many slot (see ``ToManyDelta``).
+    /// Only meaningful while the object is changed; applied when the contents load.
+    var pendingToMany: [Int: ToManyDelta] = [:]
     /// Transient attribute values.
     var transientValues: [Any?] = []
     /// Fetched property results, computed on first access.
@@ -55,6 +58,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Objects loaded for this one by relationship prefetching, kept alive as long as it is
     /// (as Core Data's fired relationships keep theirs), so they fire without I/O.
     var prefetchedObjects: [ManagedObject] = []
+    /// True while a save calls `validateValue(_:forKey:)` after checking the model's rules on
+    /// the stored values (the base implementation then has nothing left to check).
+    var modelRulesChecked = false
     /// For faults of a batched fetch: the fetch's IDs, so firing one loads its whole batch.
     var faultBatch: FaultBatch?
     var faultBatchIndex = 0
@@ -187,18 +193,30 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     // MARK: Validation (override points; call `super` to keep the model's rules)
 
-    /// Validates the object before an insert is saved: the model's rules for every property.
-    /// Throw a ``StrataError`` to refuse the save.
+    /// Validates the object before an insert is saved: the model's rules for every property,
+    /// then `validateValue(_:forKey:)` for each. Override to add rules that involve several
+    /// properties; call `super` to keep the model's rules, and throw a ``StrataError`` (or any
+    /// error) to refuse the save. Called by `save()` on the context's queue; you may call it too.
     open func validateForInsert() throws { try validateProperties() }
-    /// Validates the object before an update is saved: the model's rules for every property.
+    /// Validates the object before an update is saved, like ``validateForInsert()``.
     open func validateForUpdate() throws { try validateProperties() }
-    /// Validates the object before a delete is saved: `deny` delete rules.
+    /// Validates the object before its delete is saved: a `deny` relationship that still holds
+    /// objects refuses it (code 1600, naming the object and the relationship). Override to add
+    /// rules; call `super`.
     open func validateForDelete() throws { try validateDenyRules() }
 
-    /// Validates one value for the property `key` against the model's rules (required, range,
-    /// length, pattern, validation predicates), throwing the first failure. Override to add
-    /// rules for a key; call `super`.
+    /// Validates one value for the property `key` against the model's rules (required, type
+    /// range, min/max value, length, pattern, validation predicates and rules, relationship
+    /// counts), throwing every failure at once (1560 when several).
+    ///
+    /// Call it to check a value before setting it. Override it to add rules for a key (call
+    /// `super`): a save calls it for every attribute and to-one relationship of an inserted
+    /// object and every changed one of an updated object (not for to-many relationships: check
+    /// those in `validateForInsert()` / `validateForUpdate()`), so failures of an override stop
+    /// the save like the model's own. Call on the object's context's queue.
     open func validateValue(_ value: Any?, forKey key: String) throws {
+        // During a save the model's rules were already checked on the stored values.
+        if modelRulesChecked { return }
         try validateModelRules(value, forKey: key)
     }
 }
@@ -257,12 +275,20 @@ struct ToManyValue: Equatable {
         if let index = ids.firstIndex(of: old) { ids[index] = new }
     }
 
-    /// Moves the IDs at `indexes` to start at `destination` (in their current order).
-    mutating func move(from indexes: IndexSet, to destination: Int) {
-        let moving = indexes.filter { $0 < ids.count }.map { ids[$0] }
-        for index in indexes.sorted(by: >) where index < ids.count { ids.remove(at: index) }
-        let target = min(max(0, destination), ids.count)
-        ids.insert(contentsOf: moving, at: target)
+    /// Moves the IDs at `indexes` to start at `destination` (an index in the list without
+    /// them, clamped), keeping their relative order. Returns whether the order changed.
+    @discardableResult mutating func move(from indexes: IndexSet, to destination: Int) -> Bool {
+        let valid = indexes.filter { $0 >= 0 && $0 < ids.count }
+        guard !valid.isEmpty else { return false }
+        let moving = valid.map { ids[$0] }
+        var remaining: [ManagedObjectID] = []
+        remaining.reserveCapacity(ids.count - moving.count)
+        for (index, id) in ids.enumerated() where !valid.contains(index) { remaining.append(id) }
+        let target = min(max(0, destination), remaining.count)
+        remaining.insert(contentsOf: moving, at: target)
+        if remaining == ids { return false }
+        ids = remaining
+        return true
     }
 
     static func == (lhs: ToManyValue, rhs: ToManyValue) -> Bool { lhs.ids == rhs.ids }

@@ -13,6 +13,11 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
         var tables: [String: [Int64: RowSnapshot]] = [:]
         /// Join rows by join table name: source key → target keys in order.
         var joins: [String: [Int64: [Int64]]] = [:]
+        /// The same join rows the other way round: target key → source keys.
+        var reverseJoins: [String: [Int64: Set<Int64>]] = [:]
+        /// Foreign-key index, by to-one relationship: target key → keys of the rows pointing to it
+        /// (what the SQLite store's index on each foreign-key column gives).
+        var referrers: [ObjectIdentifier: [Int64: Set<Int64>]] = [:]
         /// Positions of ordered one-to-many members, by relationship key and member key.
         var positions: [String: [Int64: Int64]] = [:]
         /// Last primary key handed out, by table.
@@ -116,11 +121,12 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
         switch storage {
         case .foreignKey:
             guard let inverse = relationship.inverseRelationship else { return [] }
+            let referrers = current.referrers[ObjectIdentifier(inverse)]?[pk] ?? []
             var members: [(position: Int64, key: Int64, id: ManagedObjectID)] = []
+            members.reserveCapacity(referrers.count)
             let positions = current.positions[Self.relationshipKey(relationship)] ?? [:]
-            for (key, row) in destinationTable {
-                guard case .toOne(let slot)? = row.entity.layout.slots[inverse.name], slot < row.toOne.count,
-                      row.toOne[slot]?.primaryKey == pk else { continue }
+            for key in referrers {
+                guard let row = destinationTable[key] else { continue }
                 members.append((positions[key] ?? 0, key, row.objectID))
             }
             members.sort { relationship.isOrdered && $0.position != $1.position ? $0.position < $1.position : $0.key < $1.key }
@@ -131,7 +137,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
                 keys = current.joins[join.name]?[pk] ?? []
                 if !join.isOrdered { keys.sort() }
             } else {
-                keys = (current.joins[join.name] ?? [:]).filter { $0.value.contains(pk) }.map(\.key).sorted()
+                keys = (current.reverseJoins[join.name]?[pk]).map { $0.sorted() } ?? []
             }
             return keys.compactMap { destinationTable[$0]?.objectID }
         }
@@ -188,6 +194,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
             let row = RowSnapshot(objectID: permanent, version: 1, attributes: insert.attributes, toOne: toOne)
             try checkUniqueness(row, in: working)
             working.tables[tableName(permanent.entity), default: [:]][pk] = row
+            working.index(old: nil, new: row)
             result.versions[permanent] = 1
         }
         var conflicts: [MergeConflict] = []
@@ -213,6 +220,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
             let row = RowSnapshot(objectID: existing.objectID, version: existing.version + 1, attributes: attributes, toOne: toOne)
             try checkUniqueness(row, in: working)
             working.tables[table]?[pk] = row
+            working.index(old: existing, new: row, slots: update.changedToOneSlots)
             result.versions[update.objectID] = row.version
         }
         for change in changes.toManyChanges {
@@ -226,17 +234,14 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
                 }
             case .joinTable(let join, let isSourceSide):
                 guard isSourceSide else { continue }
-                var members = working.joins[join.name]?[owner] ?? []
                 if join.isOrdered, let ordered = change.ordered {
-                    members = try ordered.compactMap { try resolve($0)?.primaryKey }
+                    let members = try ordered.compactMap { try resolve($0)?.primaryKey }
+                    working.setJoinRows(join.name, source: owner, targets: members)
                 } else {
-                    let removed = Set(try change.removed.compactMap { try resolve($0)?.primaryKey })
-                    members.removeAll { removed.contains($0) }
-                    for added in change.added {
-                        if let pk = try resolve(added)?.primaryKey, !members.contains(pk) { members.append(pk) }
-                    }
+                    let removed = try change.removed.compactMap { try resolve($0)?.primaryKey }
+                    let added = try change.added.compactMap { try resolve($0)?.primaryKey }
+                    working.editJoinRows(join.name, source: owner, removing: removed, adding: added)
                 }
-                working.joins[join.name, default: [:]][owner] = members
             }
         }
         for deletion in changes.deletes {
@@ -250,12 +255,13 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
                 continue
             }
             working.tables[table]?[pk] = nil
+            working.index(old: existing, new: nil)
             for join in schema.joinTables {
-                if let owner = join.owner.entity, deletion.objectID.entity.isKindOf(entity: owner) { working.joins[join.name]?[pk] = nil }
+                if let owner = join.owner.entity, deletion.objectID.entity.isKindOf(entity: owner) {
+                    working.setJoinRows(join.name, source: pk, targets: [])
+                }
                 if let destination = join.owner.destinationEntity, deletion.objectID.entity.isKindOf(entity: destination) {
-                    for (source, targets) in working.joins[join.name] ?? [:] where targets.contains(pk) {
-                        working.joins[join.name]?[source] = targets.filter { $0 != pk }
-                    }
+                    working.removeJoinRows(join.name, target: pk)
                 }
             }
         }
@@ -306,6 +312,66 @@ final class PinnedMemoryState: PinnedStoreState, @unchecked Sendable {
     let state: InMemoryStore.State
     init(state: InMemoryStore.State) { self.state = state }
     func release() {}
+}
+
+extension InMemoryStore.State {
+    /// Keeps the foreign-key index in step with a row change (insert: `old` nil; delete: `new`
+    /// nil); `slots` limits the work to the to-ones an update changed.
+    mutating func index(old: RowSnapshot?, new: RowSnapshot?, slots: [Int]? = nil) {
+        guard let row = new ?? old, let pk = row.objectID.primaryKey else { return }
+        let relationships = row.entity.layout.toOneRelationships
+        for slot in slots ?? Array(relationships.indices) where slot < relationships.count {
+            let relationship = relationships[slot]
+            let before = old.flatMap { slot < $0.toOne.count ? $0.toOne[slot]?.primaryKey : nil }
+            let after = new.flatMap { slot < $0.toOne.count ? $0.toOne[slot]?.primaryKey : nil }
+            if before == after { continue }
+            let key = ObjectIdentifier(relationship)
+            if let before {
+                referrers[key]?[before]?.remove(pk)
+                if referrers[key]?[before]?.isEmpty == true { referrers[key]?[before] = nil }
+            }
+            if let after { referrers[key, default: [:]][after, default: []].insert(pk) }
+        }
+    }
+
+    /// Replaces the join rows of `source` (in order).
+    mutating func setJoinRows(_ join: String, source: Int64, targets: [Int64]) {
+        for target in joins[join]?[source] ?? [] {
+            reverseJoins[join]?[target]?.remove(source)
+            if reverseJoins[join]?[target]?.isEmpty == true { reverseJoins[join]?[target] = nil }
+        }
+        var seen = Set<Int64>()
+        let unique = targets.filter { seen.insert($0).inserted }
+        joins[join, default: [:]][source] = unique.isEmpty ? nil : unique
+        for target in unique { reverseJoins[join, default: [:]][target, default: []].insert(source) }
+    }
+
+    /// Removes and adds join rows of `source` (added ones go at the end).
+    mutating func editJoinRows(_ join: String, source: Int64, removing removed: [Int64], adding added: [Int64]) {
+        if !removed.isEmpty {
+            let gone = Set(removed)
+            joins[join]?[source]?.removeAll { gone.contains($0) }
+            for target in gone {
+                reverseJoins[join]?[target]?.remove(source)
+                if reverseJoins[join]?[target]?.isEmpty == true { reverseJoins[join]?[target] = nil }
+            }
+        }
+        for target in added where reverseJoins[join]?[target]?.contains(source) != true {
+            joins[join, default: [:]][source, default: []].append(target)
+            reverseJoins[join, default: [:]][target, default: []].insert(source)
+        }
+        if joins[join]?[source]?.isEmpty == true { joins[join]?[source] = nil }
+    }
+
+    /// Removes every join row pointing to `target`.
+    mutating func removeJoinRows(_ join: String, target: Int64) {
+        guard let sources = reverseJoins[join]?[target] else { return }
+        for source in sources {
+            joins[join]?[source]?.removeAll { $0 == target }
+            if joins[join]?[source]?.isEmpty == true { joins[join]?[source] = nil }
+        }
+        reverseJoins[join]?[target] = nil
+    }
 }
 
 /// A stored row seen by the in-memory evaluator.
