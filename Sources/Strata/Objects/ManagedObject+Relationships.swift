@@ -90,9 +90,11 @@ extension ManagedObject {
         }
         let relationship = entity.layout.toManyRelationships[slot]
         let ids: [ManagedObjectID]
-        if change == .inserted || objectID.isTemporaryID {
+        if change == .inserted {
             ids = []
         } else {
+            // Also for temporary IDs: in a child context, an object the parent inserted has its
+            // contents in the parent (the coordinator answers "none" for unsaved objects).
             ids = link?.loadToMany(of: self, relationship: relationship) ?? []
         }
         installLoadedToMany(slot: slot, ids: ids)

@@ -111,3 +111,30 @@ struct ParentChildTests {
         }
     }
 }
+
+@Suite("Parent and child contexts: relationships")
+struct ParentChildRelationshipTests {
+    @Test("a child reads the to-many of an object its parent inserted and has not saved")
+    func childReadsParentInsertedToMany() throws {
+        let stack = try TestStack(model: PrefetchModel.make())
+        let root = stack.newContext()
+        let ownerID: ManagedObjectID = try root.performAndWait {
+            let owner = ManagedObject(entity: try #require(stack.model.entitiesByName["Owner"]), insertInto: root)
+            owner.setValue("unsaved owner", forKey: "name")
+            for index in 0..<3 {
+                let pet = ManagedObject(entity: try #require(stack.model.entitiesByName["Pet"]), insertInto: root)
+                pet.setValue("pet \(index)", forKey: "name")
+                pet.setValue(owner, forKey: "owner")
+            }
+            return owner.objectID
+        }
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = root
+        child.performAndWait {
+            let owner = child.object(with: ownerID)
+            let pets = owner.value(forKey: "pets") as? Set<ManagedObject> ?? []
+            #expect(pets.count == 3)
+            #expect(Set(pets.compactMap { $0.value(forKey: "name") as? String }) == ["pet 0", "pet 1", "pet 2"])
+        }
+    }
+}
