@@ -81,6 +81,11 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
         set { mutate("allowsExternalBinaryDataStorage") { _allowsExternalBinaryDataStorage = newValue } }
     }
 
+    /// Whether the attribute has value rules of its own (range, length, pattern).
+    var hasValueRules: Bool {
+        _minValue != nil || _maxValue != nil || _minLength != nil || _maxLength != nil || _regularExpression != nil
+    }
+
     /// The name of the Swift type of the attribute's values (Core Data's `attributeValueClassName`).
     public var attributeValueClassName: String? {
         switch _type {

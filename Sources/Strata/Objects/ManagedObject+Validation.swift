@@ -218,6 +218,15 @@ extension ManagedObject {
 
     /// Required, integer range, min/max, length and pattern checks of one attribute.
     private func attributeErrors(_ attribute: AttributeDescription, stored: SQLiteValue, value: Any?, useStored: Bool) -> [StrataError] {
+        // The common case, a value without rules of its own, costs no decoding and no strings.
+        if !stored.isNull && !attribute.hasValueRules {
+            switch attribute.type {
+            case .integer16, .integer32:
+                if case .integer(let int) = stored, let range = attribute.type.integerRange, range.contains(int) { return [] }
+            default:
+                return []
+            }
+        }
         let key = attribute.name
         let name = "\(entity.name).\(key)"
         if stored.isNull {
