@@ -47,7 +47,7 @@ extension ManagedObjectContext: ParentStore {
     func snapshots(for ids: [ManagedObjectID], maxAge: TimeInterval) throws -> [RowSnapshot] {
         try performAndWait {
             var result: [RowSnapshot] = []
-            var forward: [ManagedObjectID] = []
+            var forward: [(asked: ManagedObjectID, wanted: ManagedObjectID)] = []
             for id in ids {
                 if let object = findRegistered(id) {
                     if object.change == .deleted { continue }
@@ -60,29 +60,52 @@ extension ManagedObjectContext: ParentStore {
                         continue
                     }
                 }
-                if !id.isTemporaryID { forward.append(id) }
+                if let id = forwardable(id) { forward.append(id) }
             }
-            if !forward.isEmpty { result += try requireParentStore().snapshots(for: forward, maxAge: maxAge) }
+            if !forward.isEmpty { result += try relabeled(requireParentStore().snapshots(for: forward.map(\.asked), maxAge: maxAge), forward) }
             return result
+        }
+    }
+
+    /// An ID this context does not hold, as it can be asked of the parent store: a permanent ID
+    /// as is; a temporary one as is when the parent is a context (which may hold the object —
+    /// this context may have saved it up and released its copy), else — at the root — as the
+    /// permanent ID a root save gave it (the answer is relabelled with the temporary ID).
+    private func forwardable(_ id: ManagedObjectID) -> (asked: ManagedObjectID, wanted: ManagedObjectID)? {
+        guard id.isTemporaryID else { return (id, id) }
+        if parent != nil { return (id, id) }
+        guard let permanent = persistentStoreCoordinator?.temporaryIDAliases.permanent(for: id) else { return nil }
+        return (permanent, id)
+    }
+
+    /// Snapshots answered for permanent IDs that stand for temporary ones asked for, under the
+    /// temporary IDs.
+    private func relabeled(_ snapshots: [RowSnapshot], _ forwarded: [(asked: ManagedObjectID, wanted: ManagedObjectID)]) -> [RowSnapshot] {
+        let wanted = Dictionary(forwarded.filter { $0.asked != $0.wanted }.map { ($0.asked, $0.wanted) }, uniquingKeysWith: { first, _ in first })
+        if wanted.isEmpty { return snapshots }
+        return snapshots.map { snapshot in
+            guard let temporary = wanted[snapshot.objectID] else { return snapshot }
+            return RowSnapshot(objectID: temporary, version: snapshot.version, attributes: snapshot.attributes, toOne: snapshot.toOne, fetchedAt: snapshot.fetchedAt)
         }
     }
 
     func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [ManagedObjectID]] {
         try performAndWait {
             var result: [ManagedObjectID: [ManagedObjectID]] = [:]
-            var forward: [ManagedObjectID] = []
+            var forward: [(asked: ManagedObjectID, wanted: ManagedObjectID)] = []
             for id in ids {
                 if let object = findRegistered(id), case .toMany(let slot)? = object.entity.layout.slots[relationship.name],
                    object.change != .none || (slot < object.toManyValues.count && object.toManyValues[slot] != nil) {
                     result[id] = object.toManyIDs(slot: slot)
-                } else if !id.isTemporaryID {
+                } else if let id = forwardable(id) {
                     forward.append(id)
                 } else {
                     result[id] = []
                 }
             }
             if !forward.isEmpty {
-                result.merge(try requireParentStore().toManyIDs(of: forward, relationship: relationship)) { $1 }
+                let answered = try requireParentStore().toManyIDs(of: forward.map(\.asked), relationship: relationship)
+                for (asked, wanted) in forward { result[wanted] = answered[asked] ?? [] }
             }
             return result
         }
