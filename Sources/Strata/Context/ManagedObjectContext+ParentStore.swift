@@ -111,57 +111,114 @@ extension ManagedObjectContext: ParentStore {
         }
     }
 
-    /// Applies a child's save to this context's objects (the store is not touched).
+    /// Applies a child's save to this context's objects (the store is not touched). Like a
+    /// store's optimistic locking, it first checks that each object the child updates or
+    /// deletes still has the values the child read from this context; if not, nothing is
+    /// applied and the save fails with a merge conflict (133020) for the child's merge policy to
+    /// resolve (Core Data's nested-context conflicts).
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
-        performAndWait {
-            for insert in changes.inserts {
-                let entity = insert.objectID.entity
-                let object = findRegistered(insert.objectID) ?? entity.managedObjectClass.init(entity: entity, insertInto: nil)
-                if object.link == nil {
-                    object.objectID = insert.objectID
-                    prepareStorage(of: object, defaults: true)
-                    attach(object)
-                }
-                object.isFaultStorage = false
-                object.attributeValues = insert.attributes
-                object.toOneValues = insert.toOne
-                object.change = .inserted
-                state.deleted.remove(object)
-                state.inserted.insert(object)
-                for slot in 0..<entity.layout.storedAttributes.count { object.changedMask.insert(slot) }
-            }
-            for update in changes.updates {
-                let object = registeredOrFault(update.objectID)
-                object.fireFaultIfNeeded()
-                let layout = object.entity.layout
-                for slot in update.changedAttributeSlots where slot < object.attributeValues.count && slot < update.attributes.count {
-                    object.attributeValues[slot] = update.attributes[slot]
-                    object.markChanged(.attribute(slot))
-                }
-                for slot in update.changedToOneSlots where slot < object.toOneValues.count && slot < update.toOne.count {
-                    object.toOneValues[slot] = update.toOne[slot]
-                    object.markChanged(.toOne(slot))
-                }
-                _ = layout
-            }
-            for change in changes.toManyChanges {
-                let object = registeredOrFault(change.owner)
-                guard case .toMany(let slot)? = object.entity.layout.slots[change.relationship.name] else { continue }
-                object.ensureToManyLoaded(slot: slot)
-                guard slot < object.toManyValues.count, var value = object.toManyValues[slot] else { continue }
-                for id in change.removed { value.remove(id) }
-                for id in change.added { value.append(id) }
-                if let ordered = change.ordered { value = ToManyValue(ordered) }
-                object.toManyValues[slot] = value
-                object.markChanged(.toMany(slot))
-            }
-            for deletion in changes.deletes {
-                let object = registeredOrFault(deletion.objectID)
-                object.fireFaultIfNeeded()
-                if object.change != .deleted { markDeleted(object) }
-            }
-            return StoreSaveResult()
+        try performAndWait {
+            try checkChildBase(changes)
+            return applyChildSave(changes)
         }
+    }
+
+    /// Throws 133020 listing the objects that changed here since the child read them.
+    private func checkChildBase(_ changes: StoreChangeSet) throws {
+        var conflicts: [MergeConflict] = []
+        for update in changes.updates where !update.ignoresVersion {
+            if let base = update.base, let conflict = childConflict(update.objectID, base: base, childValues: update) {
+                conflicts.append(conflict)
+            }
+        }
+        for deletion in changes.deletes where !deletion.ignoresVersion {
+            if let base = deletion.base, let conflict = childConflict(deletion.objectID, base: base, childValues: nil) {
+                conflicts.append(conflict)
+            }
+        }
+        guard !conflicts.isEmpty else { return }
+        var error = StrataError(code: StrataError.Code.managedObjectMerge, message: "Optimistic locking failure: \(conflicts.count) object(s) changed in the parent context since the child read them")
+        error.conflicts = conflicts
+        throw error
+    }
+
+    /// A conflict when this context's object no longer has the values `base` the child read.
+    private func childConflict(_ id: ManagedObjectID, base: RowSnapshot, childValues: RowChange?) -> MergeConflict? {
+        let object = registeredOrFault(id)
+        object.fireFaultIfNeeded()
+        let gone = object.change == .deleted || object.link == nil
+        if !gone && sameValues(object, as: base) { return nil }
+        let objectSnapshot = childValues.map {
+            RowSnapshot(objectID: id, version: base.version, attributes: $0.attributes, toOne: $0.toOne).printable()
+        } ?? [:]
+        return MergeConflict(
+            objectID: id, oldVersionNumber: base.version, newVersionNumber: gone ? 0 : (object.snapshot?.version ?? 0),
+            cachedSnapshot: base.printable(), persistedSnapshot: gone ? nil : currentSnapshot(of: object).printable(),
+            objectSnapshot: objectSnapshot)
+    }
+
+    /// Whether the object's stored attributes and to-ones are those of `base` (a to-one
+    /// target may appear under its temporary or its permanent ID).
+    private func sameValues(_ object: ManagedObject, as base: RowSnapshot) -> Bool {
+        guard object.attributeValues.count == base.attributes.count, object.toOneValues.count == base.toOne.count else { return false }
+        for (current, read) in zip(object.attributeValues, base.attributes) where !current.isIdentical(to: read) { return false }
+        let aliases = persistentStoreCoordinator?.temporaryIDAliases
+        for (current, read) in zip(object.toOneValues, base.toOne) where current != read {
+            guard let current, let read, let aliases else { return false }
+            let same = aliases.permanent(for: current) == read || aliases.permanent(for: read) == current
+            if !same { return false }
+        }
+        return true
+    }
+
+    private func applyChildSave(_ changes: StoreChangeSet) -> StoreSaveResult {
+        for insert in changes.inserts {
+            let entity = insert.objectID.entity
+            let object = findRegistered(insert.objectID) ?? entity.managedObjectClass.init(entity: entity, insertInto: nil)
+            if object.link == nil {
+                object.objectID = insert.objectID
+                prepareStorage(of: object, defaults: true)
+                attach(object)
+            }
+            object.isFaultStorage = false
+            object.attributeValues = insert.attributes
+            object.toOneValues = insert.toOne
+            object.change = .inserted
+            state.deleted.remove(object)
+            state.inserted.insert(object)
+            for slot in 0..<entity.layout.storedAttributes.count { object.changedMask.insert(slot) }
+        }
+        for update in changes.updates {
+            let object = registeredOrFault(update.objectID)
+            object.fireFaultIfNeeded()
+            let layout = object.entity.layout
+            for slot in update.changedAttributeSlots where slot < object.attributeValues.count && slot < update.attributes.count {
+                object.attributeValues[slot] = update.attributes[slot]
+                object.markChanged(.attribute(slot))
+            }
+            for slot in update.changedToOneSlots where slot < object.toOneValues.count && slot < update.toOne.count {
+                object.toOneValues[slot] = update.toOne[slot]
+                object.markChanged(.toOne(slot))
+            }
+            _ = layout
+        }
+        for change in changes.toManyChanges {
+            let object = registeredOrFault(change.owner)
+            guard case .toMany(let slot)? = object.entity.layout.slots[change.relationship.name] else { continue }
+            object.ensureToManyLoaded(slot: slot)
+            guard slot < object.toManyValues.count, var value = object.toManyValues[slot] else { continue }
+            for id in change.removed { value.remove(id) }
+            for id in change.added { value.append(id) }
+            if let ordered = change.ordered { value = ToManyValue(ordered) }
+            object.toManyValues[slot] = value
+            object.markChanged(.toMany(slot))
+        }
+        for deletion in changes.deletes {
+            let object = registeredOrFault(deletion.objectID)
+            object.fireFaultIfNeeded()
+            if object.change != .deleted { markDeleted(object) }
+        }
+        return StoreSaveResult()
     }
 
     func obtainPermanentIDs(for temporaryIDs: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] {
