@@ -118,43 +118,50 @@ extension ManagedObjectContext: ParentStore {
     /// resolve (Core Data's nested-context conflicts).
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
         try performAndWait {
-            try checkChildBase(changes)
-            return applyChildSave(changes)
+            // The objects checked stay alive until the changes are applied to them: an
+            // unchanged object is held only weakly, and one fired again could be newer.
+            let checked = try checkChildBase(changes)
+            return withExtendedLifetime(checked) { applyChildSave(changes) }
         }
     }
 
-    /// Throws 133020 listing the objects that changed here since the child read them.
-    private func checkChildBase(_ changes: StoreChangeSet) throws {
+    /// Throws 133020 listing the objects that changed here since the child read them; returns
+    /// the objects checked.
+    private func checkChildBase(_ changes: StoreChangeSet) throws -> [ManagedObject] {
         var conflicts: [MergeConflict] = []
+        var checked: [ManagedObject] = []
         for update in changes.updates where !update.ignoresVersion {
-            if let base = update.base, let conflict = childConflict(update.objectID, base: base, childValues: update) {
-                conflicts.append(conflict)
-            }
+            guard let base = update.base else { continue }
+            let (object, conflict) = childConflict(update.objectID, base: base, childValues: update)
+            checked.append(object)
+            if let conflict { conflicts.append(conflict) }
         }
         for deletion in changes.deletes where !deletion.ignoresVersion {
-            if let base = deletion.base, let conflict = childConflict(deletion.objectID, base: base, childValues: nil) {
-                conflicts.append(conflict)
-            }
+            guard let base = deletion.base else { continue }
+            let (object, conflict) = childConflict(deletion.objectID, base: base, childValues: nil)
+            checked.append(object)
+            if let conflict { conflicts.append(conflict) }
         }
-        guard !conflicts.isEmpty else { return }
+        guard !conflicts.isEmpty else { return checked }
         var error = StrataError(code: StrataError.Code.managedObjectMerge, message: "Optimistic locking failure: \(conflicts.count) object(s) changed in the parent context since the child read them")
         error.conflicts = conflicts
         throw error
     }
 
-    /// A conflict when this context's object no longer has the values `base` the child read.
-    private func childConflict(_ id: ManagedObjectID, base: RowSnapshot, childValues: RowChange?) -> MergeConflict? {
+    /// This context's object for `id` (fired), and a conflict when it no longer has the values
+    /// `base` the child read.
+    private func childConflict(_ id: ManagedObjectID, base: RowSnapshot, childValues: RowChange?) -> (ManagedObject, MergeConflict?) {
         let object = registeredOrFault(id)
         object.fireFaultIfNeeded()
         let gone = object.change == .deleted || object.link == nil
-        if !gone && sameValues(object, as: base) { return nil }
+        if !gone && sameValues(object, as: base) { return (object, nil) }
         let objectSnapshot = childValues.map {
             RowSnapshot(objectID: id, version: base.version, attributes: $0.attributes, toOne: $0.toOne).printable()
         } ?? [:]
-        return MergeConflict(
+        return (object, MergeConflict(
             objectID: id, oldVersionNumber: base.version, newVersionNumber: gone ? 0 : (object.snapshot?.version ?? 0),
             cachedSnapshot: base.printable(), persistedSnapshot: gone ? nil : currentSnapshot(of: object).printable(),
-            objectSnapshot: objectSnapshot)
+            objectSnapshot: objectSnapshot))
     }
 
     /// Whether the object's stored attributes and to-ones are those of `base` (a to-one
