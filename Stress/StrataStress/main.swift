@@ -18,9 +18,9 @@ do {
 }
 
 /// Lines printed by worker threads go out whole and in order.
-let output = Mutex<Void>(())
+let output = NSLock()
 @Sendable func say(_ line: String) {
-    output.withLock { _ in
+    output.withLock {
         print(line)
         fflush(nil)
     }
