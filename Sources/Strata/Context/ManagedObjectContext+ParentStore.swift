@@ -121,7 +121,54 @@ extension ManagedObjectContext: ParentStore {
             // The objects checked stay alive until the changes are applied to them: an
             // unchanged object is held only weakly, and one fired again could be newer.
             let checked = try checkChildBase(changes)
-            return withExtendedLifetime(checked) { applyChildSave(changes) }
+            defer { withExtendedLifetime(checked) {} }
+            for insert in changes.inserts {
+                let entity = insert.objectID.entity
+                let object = findRegistered(insert.objectID) ?? entity.managedObjectClass.init(entity: entity, insertInto: nil)
+                if object.link == nil {
+                    object.objectID = insert.objectID
+                    prepareStorage(of: object, defaults: true)
+                    attach(object)
+                }
+                object.isFaultStorage = false
+                object.attributeValues = insert.attributes
+                object.toOneValues = insert.toOne
+                object.change = .inserted
+                state.deleted.remove(object)
+                state.inserted.insert(object)
+                for slot in 0..<entity.layout.storedAttributes.count { object.changedMask.insert(slot) }
+            }
+            for update in changes.updates {
+                let object = registeredOrFault(update.objectID)
+                object.fireFaultIfNeeded()
+                let layout = object.entity.layout
+                for slot in update.changedAttributeSlots where slot < object.attributeValues.count && slot < update.attributes.count {
+                    object.attributeValues[slot] = update.attributes[slot]
+                    object.markChanged(.attribute(slot))
+                }
+                for slot in update.changedToOneSlots where slot < object.toOneValues.count && slot < update.toOne.count {
+                    object.toOneValues[slot] = update.toOne[slot]
+                    object.markChanged(.toOne(slot))
+                }
+                _ = layout
+            }
+            for change in changes.toManyChanges {
+                let object = registeredOrFault(change.owner)
+                guard case .toMany(let slot)? = object.entity.layout.slots[change.relationship.name] else { continue }
+                object.ensureToManyLoaded(slot: slot)
+                guard slot < object.toManyValues.count, var value = object.toManyValues[slot] else { continue }
+                for id in change.removed { value.remove(id) }
+                for id in change.added { value.append(id) }
+                if let ordered = change.ordered { value = ToManyValue(ordered) }
+                object.toManyValues[slot] = value
+                object.markChanged(.toMany(slot))
+            }
+            for deletion in changes.deletes {
+                let object = registeredOrFault(deletion.objectID)
+                object.fireFaultIfNeeded()
+                if object.change != .deleted { markDeleted(object) }
+            }
+            return StoreSaveResult()
         }
     }
 
@@ -133,13 +180,13 @@ extension ManagedObjectContext: ParentStore {
         for update in changes.updates where !update.ignoresVersion {
             guard let base = update.base else { continue }
             let (object, conflict) = childConflict(update.objectID, base: base, childValues: update)
-            checked.append(object)
+            if let object { checked.append(object) }
             if let conflict { conflicts.append(conflict) }
         }
         for deletion in changes.deletes where !deletion.ignoresVersion {
             guard let base = deletion.base else { continue }
             let (object, conflict) = childConflict(deletion.objectID, base: base, childValues: nil)
-            checked.append(object)
+            if let object { checked.append(object) }
             if let conflict { conflicts.append(conflict) }
         }
         guard !conflicts.isEmpty else { return checked }
@@ -149,19 +196,29 @@ extension ManagedObjectContext: ParentStore {
     }
 
     /// This context's object for `id` (fired), and a conflict when it no longer has the values
-    /// `base` the child read.
-    private func childConflict(_ id: ManagedObjectID, base: RowSnapshot, childValues: RowChange?) -> (ManagedObject, MergeConflict?) {
-        let object = registeredOrFault(id)
-        object.fireFaultIfNeeded()
-        let gone = object.change == .deleted || object.link == nil
-        if !gone && sameValues(object, as: base) { return (object, nil) }
+    /// `base` the child read — or no longer exists here: an object inserted here and rolled
+    /// back since (a temporary ID nobody holds), or a row deleted meanwhile. Nothing is recorded
+    /// on this context for an object that is gone.
+    private func childConflict(_ id: ManagedObjectID, base: RowSnapshot, childValues: RowChange?) -> (ManagedObject?, MergeConflict?) {
+        var object = findRegistered(id)
+        if object == nil && !id.isTemporaryID { object = registeredOrFault(id) }
+        var gone = object == nil
+        if let object {
+            do {
+                try loadFault(object)
+            } catch {
+                gone = true
+            }
+            gone = gone || object.change == .deleted || object.link == nil
+            if !gone && sameValues(object, as: base) { return (object, nil) }
+        }
         let objectSnapshot = childValues.map {
             RowSnapshot(objectID: id, version: base.version, attributes: $0.attributes, toOne: $0.toOne).printable()
         } ?? [:]
+        let persisted = gone ? nil : object.map(currentSnapshot)
         return (object, MergeConflict(
-            objectID: id, oldVersionNumber: base.version, newVersionNumber: gone ? 0 : (object.snapshot?.version ?? 0),
-            cachedSnapshot: base.printable(), persistedSnapshot: gone ? nil : currentSnapshot(of: object).printable(),
-            objectSnapshot: objectSnapshot))
+            objectID: id, oldVersionNumber: base.version, newVersionNumber: persisted?.version ?? 0,
+            cachedSnapshot: base.printable(), persistedSnapshot: persisted?.printable(), objectSnapshot: objectSnapshot))
     }
 
     /// Whether the object's stored attributes and to-ones are those of `base` (a to-one
@@ -176,56 +233,6 @@ extension ManagedObjectContext: ParentStore {
             if !same { return false }
         }
         return true
-    }
-
-    private func applyChildSave(_ changes: StoreChangeSet) -> StoreSaveResult {
-        for insert in changes.inserts {
-            let entity = insert.objectID.entity
-            let object = findRegistered(insert.objectID) ?? entity.managedObjectClass.init(entity: entity, insertInto: nil)
-            if object.link == nil {
-                object.objectID = insert.objectID
-                prepareStorage(of: object, defaults: true)
-                attach(object)
-            }
-            object.isFaultStorage = false
-            object.attributeValues = insert.attributes
-            object.toOneValues = insert.toOne
-            object.change = .inserted
-            state.deleted.remove(object)
-            state.inserted.insert(object)
-            for slot in 0..<entity.layout.storedAttributes.count { object.changedMask.insert(slot) }
-        }
-        for update in changes.updates {
-            let object = registeredOrFault(update.objectID)
-            object.fireFaultIfNeeded()
-            let layout = object.entity.layout
-            for slot in update.changedAttributeSlots where slot < object.attributeValues.count && slot < update.attributes.count {
-                object.attributeValues[slot] = update.attributes[slot]
-                object.markChanged(.attribute(slot))
-            }
-            for slot in update.changedToOneSlots where slot < object.toOneValues.count && slot < update.toOne.count {
-                object.toOneValues[slot] = update.toOne[slot]
-                object.markChanged(.toOne(slot))
-            }
-            _ = layout
-        }
-        for change in changes.toManyChanges {
-            let object = registeredOrFault(change.owner)
-            guard case .toMany(let slot)? = object.entity.layout.slots[change.relationship.name] else { continue }
-            object.ensureToManyLoaded(slot: slot)
-            guard slot < object.toManyValues.count, var value = object.toManyValues[slot] else { continue }
-            for id in change.removed { value.remove(id) }
-            for id in change.added { value.append(id) }
-            if let ordered = change.ordered { value = ToManyValue(ordered) }
-            object.toManyValues[slot] = value
-            object.markChanged(.toMany(slot))
-        }
-        for deletion in changes.deletes {
-            let object = registeredOrFault(deletion.objectID)
-            object.fireFaultIfNeeded()
-            if object.change != .deleted { markDeleted(object) }
-        }
-        return StoreSaveResult()
     }
 
     func obtainPermanentIDs(for temporaryIDs: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] {

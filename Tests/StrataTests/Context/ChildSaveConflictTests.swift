@@ -104,6 +104,32 @@ struct ChildSaveConflictTests {
         #expect(balance(setup.parent, setup.id) == 150)
     }
 
+    @Test("a child's change to an object its parent rolled back conflicts, and leaves nothing behind in the parent")
+    func parentRolledBack() throws {
+        let setup = try setup()
+        let entity = try #require(setup.stack.model.entitiesByName["Account"])
+        let fresh: ManagedObjectID = setup.parent.performAndWait {
+            let account = ManagedObject(entity: entity, insertInto: setup.parent)
+            account.setValue("unsaved", forKey: "name")
+            return account.objectID
+        }
+        let a = child(of: setup.parent, "A")
+        a.performAndWait { #expect(a.object(with: fresh).value(forKey: "name") as? String == "unsaved") }
+        setup.parent.performAndWait { setup.parent.rollback() }
+        try a.performAndWait {
+            a.object(with: fresh).setValue("edited", forKey: "name")
+            let error = try #require(throws: StrataError.self) { try a.save() }
+            #expect(error.code == StrataError.Code.managedObjectMerge)
+            #expect(error.conflicts.first?.newVersionNumber == 0)
+        }
+        // The parent's own next save is not poisoned by the object it no longer has.
+        try setup.parent.performAndWait {
+            setup.parent.object(with: setup.id).setValue(Int64(101), forKey: "balance")
+            try setup.parent.save()
+        }
+        #expect(balance(setup.stack.newContext(), setup.id) == 101)
+    }
+
     @Test("mergeByPropertyObjectTrump: siblings changing different properties both keep their change")
     func objectTrumpMergesProperties() throws {
         let setup = try setup()
