@@ -3,7 +3,8 @@
 // Strata: Core Data's object-graph persistence for Swift on Linux.
 //
 // Layering (a lower target never imports a higher one):
-//   CSQLite ← StrataSQLite ← Strata ← StrataTestSupport / StrataDemo / Stress / Benchmarks
+//   CSQLite ← StrataSQLite ← Strata ← StrataTestSupport ← StrataStressKit ← StrataStress / tests;
+//   Strata ← StrataDemo / Benchmarks
 // CJemalloc is linked only by the Stress and Benchmarks executables, never by the library.
 
 import PackageDescription
@@ -62,15 +63,21 @@ let package = Package(
             path: "Benchmarks/StrataBenchmarks",
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "StrataStressKit",
+            dependencies: ["Strata", "StrataSQLite", "StrataTestSupport"],
+            path: "Stress/StrataStressKit",
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "StrataStress",
-            dependencies: ["Strata", "StrataSQLite", "StrataTestSupport", "CJemalloc"],
+            dependencies: ["Strata", "StrataSQLite", "StrataTestSupport", "StrataStressKit", "CJemalloc"],
             path: "Stress/StrataStress",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataSQLite", "StrataTestSupport"],
+            dependencies: ["Strata", "StrataSQLite", "StrataTestSupport", "StrataStressKit"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -16,10 +16,42 @@ import Darwin
 /// may touch the context. It also makes `performAndWait` re-entrant across chains: when a
 /// thread inside context A's block waits synchronously on context B, and B's block calls
 /// `A.performAndWait`, the call runs inline because the thread still owns A.
+///
+/// A synchronous wait usually runs the block on the waiting thread, but not always: a
+/// main-queue block waited for while the main thread runs `RunLoop.main` runs on the main
+/// thread. The waiting thread then lends its contexts to the thread running the block for it
+/// (see ``Loan``), so a chain through a main-queue parent re-enters the child inline too.
 enum QueueOwnership {
     /// The contexts owned by one thread, innermost last.
     final class OwnedContexts {
         var tokens: [ObjectIdentifier] = []
+        /// Contexts lent by threads that wait synchronously for a block this thread runs.
+        var borrowed: [ObjectIdentifier] = []
+    }
+
+    /// The contexts a thread owns when it starts a synchronous wait, lent to the thread that
+    /// runs the awaited block while the lender is blocked (so the two never use them at once).
+    struct Loan {
+        let thread: pthread_t
+        let tokens: [ObjectIdentifier]
+    }
+
+    /// What the current thread lends to a block it is about to wait for.
+    static func loan() -> Loan {
+        guard let pointer = pthread_getspecific(key) else { return Loan(thread: pthread_self(), tokens: []) }
+        let owned = Unmanaged<OwnedContexts>.fromOpaque(pointer).takeUnretainedValue()
+        return Loan(thread: pthread_self(), tokens: owned.tokens + owned.borrowed)
+    }
+
+    /// Runs `body` (the awaited block) with the lender's contexts owned too when it runs on
+    /// another thread than the lender's.
+    static func borrowing<T>(_ loan: Loan, _ body: () throws -> T) rethrows -> T {
+        if loan.tokens.isEmpty || pthread_equal(loan.thread, pthread_self()) != 0 { return try body() }
+        let owned = current
+        let count = owned.borrowed.count
+        owned.borrowed += loan.tokens
+        defer { owned.borrowed.removeSubrange(count...) }
+        return try body()
     }
 
     private static let key: pthread_key_t = {
@@ -43,7 +75,8 @@ enum QueueOwnership {
     /// Whether the current thread is running a block of the context identified by `token`.
     static func isOwned(_ token: ObjectIdentifier) -> Bool {
         guard let pointer = pthread_getspecific(key) else { return false }
-        return Unmanaged<OwnedContexts>.fromOpaque(pointer).takeUnretainedValue().tokens.contains(token)
+        let owned = Unmanaged<OwnedContexts>.fromOpaque(pointer).takeUnretainedValue()
+        return owned.tokens.contains(token) || owned.borrowed.contains(token)
     }
 
     /// Runs `body` with the context identified by `token` marked as owned by this thread.
@@ -55,6 +88,6 @@ enum QueueOwnership {
         return try body()
     }
 
-    /// Number of contexts the current thread is inside (for diagnostics).
+    /// Number of context blocks the current thread runs itself (borrowed ones excluded).
     static var depth: Int { current.tokens.count }
 }

@@ -31,14 +31,20 @@ extension ManagedObjectContext: ObjectContextLink {
             apply(snapshot, to: object)
             return
         }
+        // A temporary ID that a root save replaced: fire (and live on) under the permanent one.
+        if object.objectID.isTemporaryID, let permanent = persistentStoreCoordinator?.temporaryIDAliases.permanent(for: object.objectID) {
+            adoptPermanentIDs([object.objectID: permanent])
+        }
         let ids = batchFaultingIDs(around: object)
         let snapshots = try requireParentStore().snapshots(for: ids, maxAge: staleness)
         var found = false
         for snapshot in snapshots {
-            if snapshot.objectID == object.objectID {
+            // (An answer may carry the permanent ID that replaced the object's temporary one.)
+            let target = snapshot.objectID == object.objectID ? object : findRegistered(snapshot.objectID)
+            if target === object {
                 apply(snapshot, to: object)
                 found = true
-            } else if let other = findRegistered(snapshot.objectID), other.isFaultStorage {
+            } else if let other = target, other.isFaultStorage {
                 // Batch faulting: the other faults of the batch get their values too.
                 other.snapshot = snapshot
                 other.faultBatch = nil

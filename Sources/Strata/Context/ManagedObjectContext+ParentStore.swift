@@ -47,7 +47,7 @@ extension ManagedObjectContext: ParentStore {
     func snapshots(for ids: [ManagedObjectID], maxAge: TimeInterval) throws -> [RowSnapshot] {
         try performAndWait {
             var result: [RowSnapshot] = []
-            var forward: [ManagedObjectID] = []
+            var forward: [(asked: ManagedObjectID, wanted: ManagedObjectID)] = []
             for id in ids {
                 if let object = findRegistered(id) {
                     if object.change == .deleted { continue }
@@ -60,37 +60,68 @@ extension ManagedObjectContext: ParentStore {
                         continue
                     }
                 }
-                if !id.isTemporaryID { forward.append(id) }
+                if let id = forwardable(id) { forward.append(id) }
             }
-            if !forward.isEmpty { result += try requireParentStore().snapshots(for: forward, maxAge: maxAge) }
+            if !forward.isEmpty { result += try relabeled(requireParentStore().snapshots(for: forward.map(\.asked), maxAge: maxAge), forward) }
             return result
+        }
+    }
+
+    /// An ID this context does not hold, as it can be asked of the parent store: a permanent ID
+    /// as is; a temporary one as is when the parent is a context (which may hold the object —
+    /// this context may have saved it up and released its copy), else — at the root — as the
+    /// permanent ID a root save gave it (the answer is relabelled with the temporary ID).
+    private func forwardable(_ id: ManagedObjectID) -> (asked: ManagedObjectID, wanted: ManagedObjectID)? {
+        guard id.isTemporaryID else { return (id, id) }
+        if parent != nil { return (id, id) }
+        guard let permanent = persistentStoreCoordinator?.temporaryIDAliases.permanent(for: id) else { return nil }
+        return (permanent, id)
+    }
+
+    /// Snapshots answered for permanent IDs that stand for temporary ones asked for, under the
+    /// temporary IDs.
+    private func relabeled(_ snapshots: [RowSnapshot], _ forwarded: [(asked: ManagedObjectID, wanted: ManagedObjectID)]) -> [RowSnapshot] {
+        let wanted = Dictionary(forwarded.filter { $0.asked != $0.wanted }.map { ($0.asked, $0.wanted) }, uniquingKeysWith: { first, _ in first })
+        if wanted.isEmpty { return snapshots }
+        return snapshots.map { snapshot in
+            guard let temporary = wanted[snapshot.objectID] else { return snapshot }
+            return RowSnapshot(objectID: temporary, version: snapshot.version, attributes: snapshot.attributes, toOne: snapshot.toOne, fetchedAt: snapshot.fetchedAt)
         }
     }
 
     func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [ManagedObjectID]] {
         try performAndWait {
             var result: [ManagedObjectID: [ManagedObjectID]] = [:]
-            var forward: [ManagedObjectID] = []
+            var forward: [(asked: ManagedObjectID, wanted: ManagedObjectID)] = []
             for id in ids {
                 if let object = findRegistered(id), case .toMany(let slot)? = object.entity.layout.slots[relationship.name],
                    object.change != .none || (slot < object.toManyValues.count && object.toManyValues[slot] != nil) {
                     result[id] = object.toManyIDs(slot: slot)
-                } else if !id.isTemporaryID {
+                } else if let id = forwardable(id) {
                     forward.append(id)
                 } else {
                     result[id] = []
                 }
             }
             if !forward.isEmpty {
-                result.merge(try requireParentStore().toManyIDs(of: forward, relationship: relationship)) { $1 }
+                let answered = try requireParentStore().toManyIDs(of: forward.map(\.asked), relationship: relationship)
+                for (asked, wanted) in forward { result[wanted] = answered[asked] ?? [] }
             }
             return result
         }
     }
 
-    /// Applies a child's save to this context's objects (the store is not touched).
+    /// Applies a child's save to this context's objects (the store is not touched). Like a
+    /// store's optimistic locking, it first checks that each object the child updates or
+    /// deletes still has the values the child read from this context; if not, nothing is
+    /// applied and the save fails with a merge conflict (133020) for the child's merge policy to
+    /// resolve (Core Data's nested-context conflicts).
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
-        performAndWait {
+        try performAndWait {
+            // The objects checked stay alive until the changes are applied to them: an
+            // unchanged object is held only weakly, and one fired again could be newer.
+            let checked = try checkChildBase(changes)
+            defer { withExtendedLifetime(checked) {} }
             for insert in changes.inserts {
                 let entity = insert.objectID.entity
                 let object = findRegistered(insert.objectID) ?? entity.managedObjectClass.init(entity: entity, insertInto: nil)
@@ -139,6 +170,69 @@ extension ManagedObjectContext: ParentStore {
             }
             return StoreSaveResult()
         }
+    }
+
+    /// Throws 133020 listing the objects that changed here since the child read them; returns
+    /// the objects checked.
+    private func checkChildBase(_ changes: StoreChangeSet) throws -> [ManagedObject] {
+        var conflicts: [MergeConflict] = []
+        var checked: [ManagedObject] = []
+        for update in changes.updates where !update.ignoresVersion {
+            guard let base = update.base else { continue }
+            let (object, conflict) = childConflict(update.objectID, base: base, childValues: update)
+            if let object { checked.append(object) }
+            if let conflict { conflicts.append(conflict) }
+        }
+        for deletion in changes.deletes where !deletion.ignoresVersion {
+            guard let base = deletion.base else { continue }
+            let (object, conflict) = childConflict(deletion.objectID, base: base, childValues: nil)
+            if let object { checked.append(object) }
+            if let conflict { conflicts.append(conflict) }
+        }
+        guard !conflicts.isEmpty else { return checked }
+        var error = StrataError(code: StrataError.Code.managedObjectMerge, message: "Optimistic locking failure: \(conflicts.count) object(s) changed in the parent context since the child read them")
+        error.conflicts = conflicts
+        throw error
+    }
+
+    /// This context's object for `id` (fired), and a conflict when it no longer has the values
+    /// `base` the child read — or no longer exists here: an object inserted here and rolled
+    /// back since (a temporary ID nobody holds), or a row deleted meanwhile. Nothing is recorded
+    /// on this context for an object that is gone.
+    private func childConflict(_ id: ManagedObjectID, base: RowSnapshot, childValues: RowChange?) -> (ManagedObject?, MergeConflict?) {
+        var object = findRegistered(id)
+        if object == nil && !id.isTemporaryID { object = registeredOrFault(id) }
+        var gone = object == nil
+        if let object {
+            do {
+                try loadFault(object)
+            } catch {
+                gone = true
+            }
+            gone = gone || object.change == .deleted || object.link == nil
+            if !gone && sameValues(object, as: base) { return (object, nil) }
+        }
+        let objectSnapshot = childValues.map {
+            RowSnapshot(objectID: id, version: base.version, attributes: $0.attributes, toOne: $0.toOne).printable()
+        } ?? [:]
+        let persisted = gone ? nil : object.map(currentSnapshot)
+        return (object, MergeConflict(
+            objectID: id, oldVersionNumber: base.version, newVersionNumber: persisted?.version ?? 0,
+            cachedSnapshot: base.printable(), persistedSnapshot: persisted?.printable(), objectSnapshot: objectSnapshot))
+    }
+
+    /// Whether the object's stored attributes and to-ones are those of `base` (a to-one
+    /// target may appear under its temporary or its permanent ID).
+    private func sameValues(_ object: ManagedObject, as base: RowSnapshot) -> Bool {
+        guard object.attributeValues.count == base.attributes.count, object.toOneValues.count == base.toOne.count else { return false }
+        for (current, read) in zip(object.attributeValues, base.attributes) where !current.isIdentical(to: read) { return false }
+        let aliases = persistentStoreCoordinator?.temporaryIDAliases
+        for (current, read) in zip(object.toOneValues, base.toOne) where current != read {
+            guard let current, let read, let aliases else { return false }
+            let same = aliases.permanent(for: current) == read || aliases.permanent(for: read) == current
+            if !same { return false }
+        }
+        return true
     }
 
     func obtainPermanentIDs(for temporaryIDs: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] {

@@ -30,8 +30,11 @@ extension ManagedObjectContext {
         if isOnQueue {
             return try QueueOwnership.withOwnership(of: ownershipToken) { try block() }
         }
+        // The block may run on another thread (a main-queue block while the main thread runs
+        // RunLoop.main): that thread borrows this one's contexts while this one waits.
+        let loan = QueueOwnership.loan()
         return try queue.sync {
-            try runOwned(block)
+            try QueueOwnership.borrowing(loan) { try runOwned(block) }
         }
     }
 

@@ -113,11 +113,11 @@ extension ManagedObjectContext {
             }
             changes.updates.append(RowChange(
                 objectID: object.objectID, baseVersion: object.snapshot?.version ?? 0, attributes: object.attributeValues,
-                toOne: object.toOneValues, changedAttributeSlots: attributeSlots, changedToOneSlots: toOneSlots))
+                toOne: object.toOneValues, changedAttributeSlots: attributeSlots, changedToOneSlots: toOneSlots, base: object.snapshot))
             appendToManyChanges(of: object, to: &changes)
         }
         for object in state.deleted.objects {
-            changes.deletes.append(RowDeletion(objectID: object.objectID, baseVersion: object.snapshot?.version ?? 0))
+            changes.deletes.append(RowDeletion(objectID: object.objectID, baseVersion: object.snapshot?.version ?? 0, base: object.snapshot))
         }
         return changes
     }

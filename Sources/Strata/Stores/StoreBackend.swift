@@ -68,6 +68,9 @@ struct RowChange {
     /// Whether an update may overwrite the row whatever its version (merge policies that let
     /// the object win).
     var ignoresVersion = false
+    /// For updates: the values the saving context last read (a parent context compares them
+    /// with its own, as a store compares versions).
+    var base: RowSnapshot?
 }
 
 /// One deleted row.
@@ -75,6 +78,8 @@ struct RowDeletion {
     var objectID: ManagedObjectID
     var baseVersion: Int64
     var ignoresVersion = false
+    /// The values the saving context last read (see ``RowChange/base``).
+    var base: RowSnapshot?
 }
 
 /// The new contents of a to-many relationship of one object.

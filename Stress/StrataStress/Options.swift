@@ -1,0 +1,70 @@
+import Foundation
+import StrataStressKit
+
+/// The command line of `StrataStress`.
+struct Options {
+    /// How long the workload runs.
+    var seconds: Double = 60
+    /// The seed (a fresh one when not given; always printed).
+    var seed: UInt64 = SeededGenerator.freshSeed()
+    /// Worker threads.
+    var threads = 8
+    /// Accounts the bank opens with.
+    var accounts = 64
+    /// The contexts the workers use (nil: all).
+    var contexts: [Int]?
+
+    static let usage = """
+        usage: StrataStress [--seconds N | --quick] [--seed S] [--threads T] [--accounts A] [--contexts I,J,…]
+          --seconds N   run the workload N seconds (default 60)
+          --quick       20 seconds (for CI)
+          --seed S      replay the random choices of seed S (printed by every run)
+          --threads T   worker threads (default 8)
+          --accounts A  accounts the bank opens with (default 64)
+          --contexts L  only these contexts do work (indexes 0…15, see BankTopology), to narrow a failure down
+        Exit status: 0 when every invariant held, 1 when one failed, 2 for a bad command line.
+        """
+
+    /// Parses `arguments` (without the program name); throws a message for bad input.
+    static func parse(_ arguments: [String]) throws -> Options {
+        var options = Options()
+        var rest = arguments[...]
+        func value(for flag: String) throws -> String {
+            guard let value = rest.popFirst() else { throw OptionError("\(flag) needs a value") }
+            return value
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--seconds":
+                guard let seconds = Double(try value(for: argument)), seconds > 0 else { throw OptionError("--seconds needs a positive number") }
+                options.seconds = seconds
+            case "--quick":
+                options.seconds = 20
+            case "--seed":
+                guard let seed = UInt64(try value(for: argument)) else { throw OptionError("--seed needs an unsigned integer") }
+                options.seed = seed
+            case "--threads":
+                guard let threads = Int(try value(for: argument)), (1...64).contains(threads) else { throw OptionError("--threads needs 1…64") }
+                options.threads = threads
+            case "--accounts":
+                guard let accounts = Int(try value(for: argument)), (8...100_000).contains(accounts) else { throw OptionError("--accounts needs 8…100000") }
+                options.accounts = accounts
+            case "--contexts":
+                let list = try value(for: argument).split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+                guard !list.isEmpty, list.allSatisfy({ $0.map { (0..<16).contains($0) } ?? false }) else { throw OptionError("--contexts needs indexes 0…15, comma-separated") }
+                options.contexts = list.compactMap { $0 }
+            case "--help", "-h":
+                throw OptionError(nil)
+            default:
+                throw OptionError("unknown option \(argument)")
+            }
+        }
+        return options
+    }
+}
+
+/// A command-line problem (`message` nil: just print the usage).
+struct OptionError: Error {
+    let message: String?
+    init(_ message: String?) { self.message = message }
+}
