@@ -6,6 +6,9 @@ extension ManagedObjectContext {
     /// ones get their last saved values back. Call on the context's queue.
     public func rollback() {
         checkAccess("rollback()")
+        // Changes rolled back are not reported as changes of this event.
+        for object in state.eventObjects { object.eventChanges = [] }
+        state.eventObjects.removeAll()
         for object in state.inserted.objects { detach(object) }
         for object in state.updated.objects + state.deleted.objects {
             revert(object)

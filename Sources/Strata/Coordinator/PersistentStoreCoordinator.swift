@@ -226,12 +226,10 @@ extension PersistentStoreCoordinator: ParentStore {
     /// Records what a root save wrote in the row cache. Large saves only drop the cached rows
     /// they made stale (like large fetches, they would double their cost filling the cache).
     func didSave(snapshots: [RowSnapshot], deleted: [ManagedObjectID]) {
+        // Changed and deleted rows were invalidated before the write (see save(_:)).
         if snapshots.count <= Self.rowCacheFetchLimit {
             rowCache.store(snapshots)
-        } else {
-            rowCache.remove(snapshots.filter { $0.version > 1 }.map(\.objectID))
         }
-        rowCache.remove(deleted)
     }
 
     func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [ManagedObjectID]] {
@@ -240,6 +238,8 @@ extension PersistentStoreCoordinator: ParentStore {
     }
 
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
+        // Rows about to change leave the row cache first; racing reads cannot put them back.
+        rowCache.invalidate(changes.updates.map { ($0.objectID, $0.baseVersion) } + changes.deletes.map { ($0.objectID, Int64.max) })
         let stores = persistentStores
         if stores.count <= 1 {
             guard let store = stores.first else {

@@ -11,7 +11,22 @@ import Synchronization
 final class RowCache: Sendable {
     private struct Entry {
         weak var snapshot: RowSnapshot?
+        /// While a save of the row is under way (and shortly after), snapshots of this version
+        /// or older are refused, so a read racing the save cannot put the old row back.
+        var floor: Int64 = 0
+        var floorExpires: UInt64 = 0
+
+        func refuses(_ candidate: RowSnapshot, now: UInt64) -> Bool {
+            floor > 0 && now < floorExpires && candidate.version <= floor
+        }
+
+        func isDead(now: UInt64) -> Bool {
+            snapshot == nil && (floor == 0 || now >= floorExpires)
+        }
     }
+
+    /// How long a save's floor stays after it was set (a racing read lasts far less).
+    static let floorLifetime: UInt64 = 10_000_000_000
 
     private final class Shard: Sendable {
         let entries = Mutex<[ManagedObjectID: Entry]>([:])
@@ -53,24 +68,41 @@ final class RowCache: Sendable {
 
     private func insert(_ snapshots: [RowSnapshot], into shard: Shard) {
         let written = shard.writesSincePurge.wrappingAdd(snapshots.count, ordering: .relaxed).newValue
+        let now = RowSnapshot.now()
         shard.entries.withLock { entries in
             for snapshot in snapshots {
-                if let current = entries[snapshot.objectID]?.snapshot, current.version > snapshot.version { continue }
+                if let entry = entries[snapshot.objectID] {
+                    if let current = entry.snapshot, current.version > snapshot.version { continue }
+                    if entry.refuses(snapshot, now: now) { continue }
+                }
                 entries[snapshot.objectID] = Entry(snapshot: snapshot)
             }
             // Drop entries whose snapshots were released, once the table has grown enough to
             // make it worth a pass (amortised O(1) per write).
             if written > max(1_024, entries.count) {
-                entries = entries.filter { $0.value.snapshot != nil }
+                entries = entries.filter { !$0.value.isDead(now: now) }
                 shard.writesSincePurge.store(0, ordering: .relaxed)
             }
         }
     }
 
-    /// Forgets `ids` (deleted rows).
+    /// Forgets `ids`.
     func remove(_ ids: [ManagedObjectID]) {
         for id in ids {
             _ = shard(for: id).entries.withLock { $0.removeValue(forKey: id) }
+        }
+    }
+
+    /// Before a save writes rows: drops their cached snapshots and refuses, for a while, any
+    /// snapshot of the given version or older (`Int64.max` for deleted rows), so reads racing
+    /// the save cannot cache the old row again.
+    func invalidate(_ rows: [(id: ManagedObjectID, floor: Int64)]) {
+        guard !rows.isEmpty else { return }
+        let expires = RowSnapshot.now() &+ Self.floorLifetime
+        for row in rows {
+            shard(for: row.id).entries.withLock { entries in
+                entries[row.id] = Entry(snapshot: nil, floor: row.floor, floorExpires: expires)
+            }
         }
     }
 
