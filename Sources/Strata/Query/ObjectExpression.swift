@@ -39,7 +39,7 @@ public final class ObjectExpression: Sendable, Hashable, CustomStringConvertible
 
     /// A literal collection `{a, b, c}`.
     public convenience init(forAggregate items: [ObjectExpression]) {
-        self.init(node: .aggregate(items.map(\.node)))
+        self.init(node: PredicateParser.list(items.map(\.node)))
     }
 
     /// `SUBQUERY(collection, $variable, predicate)`.

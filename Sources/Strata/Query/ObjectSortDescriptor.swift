@@ -84,7 +84,7 @@ struct BoundSort {
         }
         var collation: ValueCollation = .binary
         switch expression {
-        case .attribute(_, let attribute):
+        case .attribute(_, let attribute, _):
             if attribute.type == .decimal { collation = .decimal }
             if attribute.type == .string {
                 switch descriptor.comparator {
