@@ -10,6 +10,9 @@ protocol ParentStore: AnyObject, Sendable {
     func fetchIDs(_ plan: FetchPlan) throws -> [ManagedObjectID]
     /// Number of matches.
     func count(_ plan: FetchPlan) throws -> Int
+    /// The visible columns of a dictionary fetch's result rows (the parent's unsaved changes
+    /// included, for a parent context).
+    func fetchDictionaryRows(_ plan: DictionaryPlan) throws -> [[RowEvaluator.Operand]]
     /// Current rows of `ids` (missing ones omitted).
     func snapshots(for ids: [ManagedObjectID]) throws -> [RowSnapshot]
     /// Contents of a to-many relationship for each of `ids`.
