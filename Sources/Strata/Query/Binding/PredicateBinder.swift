@@ -426,7 +426,7 @@ struct PredicateBinder {
             let entity = path.entity
             let fullPath = components.joined(separator: ".")
             if name.hasPrefix("@") {
-                throw error("Collection operator \(name) in '\(fullPath)' must follow a to-many relationship", key: fullPath, entity: entity)
+                throw error("Collection operator \(name) in '\(fullPath)' must follow a to-many relationship", key: fullPath)
             }
             guard let property = entity.layout.propertiesByName[name] else {
                 throw error("Entity '\(entity.name)' has no property '\(name)' (in key path '\(fullPath)')", key: name, entity: entity)
