@@ -23,7 +23,7 @@ struct PredicateParserRobustnessTests {
 
     @Test("random byte strings give a predicate or a syntax error")
     func randomBytes() {
-        var random = SeededRandom(seed: DifferentialEngines.seed ^ 0xB17E5)
+        var random = QueryRandom(seed: DifferentialEngines.seed ^ 0xB17E5)
         var parsed = 0
         for index in 0..<Self.inputsPerTest {
             let input: String
@@ -46,7 +46,7 @@ struct PredicateParserRobustnessTests {
 
     @Test("mutations of valid predicates give a predicate or a syntax error")
     func mutations() {
-        var random = SeededRandom(seed: DifferentialEngines.seed ^ 0x3A7E)
+        var random = QueryRandom(seed: DifferentialEngines.seed ^ 0x3A7E)
         var generator = PredicateGenerator(seed: DifferentialEngines.seed ^ 0x3A7F)
         var parsed = 0
         var original = generator.next()
@@ -79,7 +79,7 @@ struct PredicateParserRobustnessTests {
     }
 
     /// Parses `input`; a success must print back to an equal predicate. Returns whether it parsed.
-    private func check(_ input: String, arguments: [Any], index: Int, random: inout SeededRandom) -> Bool {
+    private func check(_ input: String, arguments: [Any], index: Int, random: inout QueryRandom) -> Bool {
         let predicate = ObjectPredicate(format: input, argumentArray: arguments)
         if let error = predicate.syntaxError {
             let length = input.unicodeScalars.count

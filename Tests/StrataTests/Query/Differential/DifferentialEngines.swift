@@ -11,7 +11,7 @@ import StrataTestSupport
 final class DifferentialEngines: Sendable {
     static let defaultSeed: UInt64 = 20_240_604
     /// `STRATA_DIFF_SEED` or the fixed default.
-    static let seed = SeededRandom.seed(fromEnvironment: "STRATA_DIFF_SEED", default: defaultSeed)
+    static let seed = QueryRandom.seed(fromEnvironment: "STRATA_DIFF_SEED", default: defaultSeed)
 
     /// Built once per test process (lazily, thread-safely).
     static let shared: Result<DifferentialEngines, StrataError> = {

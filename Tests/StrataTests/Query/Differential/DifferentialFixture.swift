@@ -102,7 +102,7 @@ enum DifferentialFixture {
     /// Inserts the fixture's objects into `context` (not saved). The same seed gives the same
     /// objects in the same order, so two stores filled from it get the same primary keys.
     static func populate(_ context: ManagedObjectContext, model: ManagedObjectModel, seed: UInt64) throws {
-        var random = SeededRandom(seed: seed ^ 0x5EED_DA7A)
+        var random = QueryRandom(seed: seed ^ 0x5EED_DA7A)
         guard let regionEntity = model.entitiesByName["Region"], let groupEntity = model.entitiesByName["Group"],
               let itemEntity = model.entitiesByName["Item"], let tagEntity = model.entitiesByName["Tag"]
         else { throw StrataError(code: StrataError.Code.coreData, message: "fixture model is incomplete") }

@@ -26,7 +26,7 @@ struct DifferentialTests {
         let engines = try DifferentialEngines.shared.get()
         let seed = engines.seed &+ UInt64(shard) &* 0x1000_0001
         var generator = PredicateGenerator(seed: seed)
-        var random = SeededRandom(seed: seed ^ 0xD1FF)
+        var random = QueryRandom(seed: seed ^ 0xD1FF)
         let sqliteContext = engines.sqlite.newContext(name: "sqlite")
         let memoryContext = engines.memory.newContext(name: "memory")
         var mismatches = 0

@@ -18,10 +18,10 @@ struct GeneratedPredicate: CustomStringConvertible {
 /// sets, arithmetic and functions, constants on either side, `%@`/`%K`/`%d`/`%f` arguments and
 /// the `$G` variable (a group object, substituted per engine).
 struct PredicateGenerator {
-    var random: SeededRandom
+    var random: QueryRandom
 
     init(seed: UInt64) {
-        random = SeededRandom(seed: seed)
+        random = QueryRandom(seed: seed)
     }
 
     enum Kind: CaseIterable {
