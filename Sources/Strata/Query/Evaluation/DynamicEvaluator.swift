@@ -85,7 +85,8 @@ struct DynamicEvaluator {
             defer { variables[variable] = saved }
             for element in elements {
                 variables[variable] = element
-                if try evaluate(predicate, on: object) { kept.append(try convert(element)) }
+                // Elements that are no predicate value (dictionaries) still count.
+                if try evaluate(predicate, on: object) { kept.append(PredicateValue(any: element) ?? .null) }
             }
             return .array(kept)
         case .function(let name, let args):
