@@ -9,7 +9,7 @@ import StrataTestSupport
 /// and decimals.
 enum DifferentialFixture {
     static let itemCount = 2_000
-    static let groupCount = 40
+    static let groupCount = 400
     static let regionCount = 8
 
     static func model() -> ManagedObjectModel {

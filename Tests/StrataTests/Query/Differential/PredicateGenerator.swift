@@ -28,17 +28,32 @@ struct PredicateGenerator {
         case integer, double, decimal, string, boolean, date
     }
 
-    /// Keys that yield one value per item, by kind.
-    static let scalarKeys: [Kind: [String]] = [
-        .integer: ["i16", "i32", "i64", "group.rank", "group.region.code", "tags.@count", "links.@count", "tags.@sum.weight",
-                   "tags.@min.weight", "tags.@max.weight", "group.items.@count", "SUBQUERY(tags, $t, $t.weight > 1).@count",
-                   "count:(links)", "SUBQUERY(links, $x, $x.label BEGINSWITH[c] 'r' OR $x.ratio < 0).@count"],
-        .double: ["dbl", "flt", "group.score", "tags.@avg.ratio", "tags.@sum.ratio", "tags.@max.ratio", "tags.@avg.weight", "links.@min.ratio"],
-        .decimal: ["dec", "tags.@sum.amount", "tags.@avg.amount", "tags.@min.amount", "tags.@max.amount"],
-        .string: ["str", "alt", "group.name", "group.region.name", "tags.@max.label", "tags.@min.label"],
+    /// Keys that yield one value per item, by kind: attributes and to-one key paths.
+    static let plainKeys: [Kind: [String]] = [
+        .integer: ["i16", "i32", "i64", "group.rank", "group.region.code"],
+        .double: ["dbl", "flt", "group.score"],
+        .decimal: ["dec"],
+        .string: ["str", "alt", "group.name", "group.region.name"],
         .boolean: ["flag"],
         .date: ["day"],
     ]
+
+    /// Keys that yield one value per item through a to-many: aggregates and subqueries.
+    static let aggregateKeys: [Kind: [String]] = [
+        .integer: ["tags.@count", "links.@count", "tags.@sum.weight", "tags.@min.weight", "tags.@max.weight", "group.items.@count",
+                   "SUBQUERY(tags, $t, $t.weight > 1).@count", "count:(links)",
+                   "SUBQUERY(links, $x, $x.label BEGINSWITH[c] 'r' OR $x.ratio < 0).@count"],
+        .double: ["tags.@avg.ratio", "tags.@sum.ratio", "tags.@max.ratio", "tags.@avg.weight", "links.@min.ratio"],
+        .decimal: ["tags.@sum.amount", "tags.@avg.amount", "tags.@min.amount", "tags.@max.amount"],
+        .string: ["tags.@max.label", "tags.@min.label"],
+    ]
+
+    /// A key yielding one value per item: mostly attributes and to-one paths (cheap to
+    /// evaluate), a quarter of the time an aggregate over a to-many.
+    private mutating func scalarKey(_ kind: Kind) -> String {
+        if random.chance(0.25), let aggregates = Self.aggregateKeys[kind] { return random.pick(aggregates) }
+        return random.pick(Self.plainKeys[kind] ?? ["i32"])
+    }
 
     /// Keys through a to-many relationship (for ANY/ALL/NONE), by kind.
     static let collectionKeys: [Kind: [String]] = [
@@ -48,8 +63,8 @@ struct PredicateGenerator {
         .string: ["tags.label", "links.label", "group.items.str", "tags.item.alt"],
     ]
 
-    /// Plain keys that may be passed as `%K`.
-    static let plainKeys: Set<String> = ["i16", "i32", "i64", "dbl", "flt", "dec", "str", "alt", "flag", "day", "group.rank",
+    /// Keys that may be passed as `%K`.
+    static let keyArguments: Set<String> = ["i16", "i32", "i64", "dbl", "flt", "dec", "str", "alt", "flag", "day", "group.rank",
                                          "group.region.code", "group.score", "group.name", "group.region.name", "tags.@count"]
 
     /// Arguments by placeholder number: text is generated out of order (a mirrored comparison
@@ -87,12 +102,13 @@ struct PredicateGenerator {
 
     private mutating func predicate(depth: Int) -> String {
         let roll = random.int(0...99)
-        if depth < 3 && roll < 30 {
+        // Compound predicates mostly at the top: deep trees cost much and add little.
+        if depth < 3 && roll < (depth == 0 ? 35 : 12) {
             let count = random.int(2...3)
             let joiner = random.pick(random.chance(0.5) ? [" AND ", " and ", " && "] : [" OR ", " or ", " || "])
             return (0..<count).map { _ in grouped(predicate(depth: depth + 1)) }.joined(separator: joiner)
         }
-        if depth < 4 && roll < 40 {
+        if depth < 4 && roll < (depth == 0 ? 42 : 17) {
             return random.pick(["NOT ", "not ", "!"]) + "(" + predicate(depth: depth + 1) + ")"
         }
         if roll == 99 { return random.pick(["TRUEPREDICATE", "FALSEPREDICATE"]) }
@@ -111,13 +127,13 @@ struct PredicateGenerator {
         case 50..<53: return membershipInCollection()
         default:
             let kind = random.pick(Kind.allCases)
-            return valueComparison(kind: kind, key: key(random.pick(Self.scalarKeys[kind] ?? ["i32"])))
+            return valueComparison(kind: kind, key: key(scalarKey(kind)))
         }
     }
 
     /// Writes a key, sometimes as `%K`.
     private mutating func key(_ path: String) -> String {
-        if Self.plainKeys.contains(path) && random.chance(0.15) {
+        if Self.keyArguments.contains(path) && random.chance(0.15) {
             return argument("%K", path)
         }
         return path
@@ -127,7 +143,7 @@ struct PredicateGenerator {
 
     private mutating func nilCheck() -> String {
         let kind = random.pick(Kind.allCases)
-        let path = key(random.pick(Self.scalarKeys[kind] ?? ["str"]))
+        let path = key(scalarKey(kind))
         let nilWord = random.pick(["nil", "NIL", "NULL", "null"])
         let op = random.pick(["==", "!=", "=", "<>"])
         return random.chance(0.2) ? "\(nilWord) \(op) \(path)" : "\(path) \(op) \(nilWord)"
