@@ -91,6 +91,8 @@ public final class ObjectExpression: Sendable, Hashable, CustomStringConvertible
     /// The canonical format text.
     public var description: String { PredicateFormatter.format(node) }
 
+    /// Whether two expressions have the same parsed form. Callable from any queue.
     public static func == (lhs: ObjectExpression, rhs: ObjectExpression) -> Bool { lhs.node == rhs.node }
+    /// Hashes the parsed form, consistently with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(node) }
 }

@@ -62,6 +62,7 @@ public struct ObjectSortDescriptor: Sendable, Hashable, CustomStringConvertible 
         return order < 0 ? .orderedAscending : (order > 0 ? .orderedDescending : .orderedSame)
     }
 
+    /// `(key, ascending|descending[, comparator])`.
     public var description: String {
         "(\(key), \(ascending ? "ascending" : "descending")\(comparator == .default ? "" : ", \(comparator.rawValue)"))"
     }
