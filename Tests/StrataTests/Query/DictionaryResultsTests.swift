@@ -119,6 +119,29 @@ struct DictionaryResultsTests {
         }
     }
 
+    @Test("averages of tiny decimals are not NaN (Foundation's division underflows)", arguments: TestStack.Kind.allCases)
+    func tinyDecimals(kind: TestStack.Kind) throws {
+        let stack = try TestStack(model: VenueFixture.model(), kind: kind)
+        let context = stack.newContext()
+        try context.performAndWait {
+            let venue = try #require(stack.model.entitiesByName["Venue"])
+            let category = ManagedObject(entity: try #require(stack.model.entitiesByName["Category"]), insertInto: context)
+            for price in ["1e-100", "2e-100"] {
+                let object = ManagedObject(entity: venue, insertInto: context)
+                object.setValue(Decimal(string: price, locale: Self.posix), forKey: "price")
+                object.setValue(category, forKey: "category")
+            }
+            try context.save()
+            let rows = try fetch(context, "Venue") { $0.propertiesToFetch = [try expression("mean", "average:(price)")] }
+            #expect((rows.first?["mean"] as? NSDecimalNumber)?.decimalValue == Decimal(string: "1.5e-100", locale: Self.posix))
+            let categories = FetchRequest<ManagedObject>(entityName: "Category")
+            categories.predicate = ObjectPredicate(format: "venues.@avg.price < 1 AND venues.@avg.price > 0")
+            #expect(try context.count(for: categories) == 1)
+            categories.predicate = ObjectPredicate(format: "venues.@avg.price > 2")
+            #expect(try context.count(for: categories) == 0)
+        }
+    }
+
     @Test("group by attributes, key paths and to-one relationships", arguments: TestStack.Kind.allCases)
     func grouping(kind: TestStack.Kind) throws {
         let stack = try VenueFixture.stack(kind)

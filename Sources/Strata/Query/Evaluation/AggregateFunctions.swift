@@ -1,5 +1,6 @@
 import Foundation
 import StrataSQLite
+import Synchronization
 
 /// Aggregates (`@count`, `@sum`, `@avg`, `@min`, `@max` over to-many relationships, and
 /// `count:`, `sum:`, `average:`, `min:`, `max:` in dictionary results). NULLs are skipped.
@@ -51,6 +52,8 @@ struct NumericAccumulator {
     private var integerCount = 0
     private var doubles: [Double] = []
     private var decimals: [Decimal] = []
+    /// The stored text of the only decimal added (already canonical), to return it as is.
+    private var onlyDecimalText: String?
     private var sawNaN = false
     /// How many non-NULL values were added.
     private(set) var count = 0
@@ -83,20 +86,24 @@ struct NumericAccumulator {
         switch value {
         case .integer(let v): number = Decimal(v)
         case .real(let v): number = v.isNaN ? nil : AttributeCodec.decimalValue(v)
-        case .text(let text): number = Decimal(string: text, locale: DecimalText.posix)
+        case .text(let text):
+            // Parsed through the shared memo: the same stored decimals are summed again and again.
+            if case .number(let decimal) = ValueOrdering.decimalKey(text) { number = decimal } else { number = nil }
+            onlyDecimalText = decimals.isEmpty ? text : nil
         default: number = nil
         }
         guard let number, !number.isNaN else {
             sawNaN = true
             return
         }
+        if !decimals.isEmpty { onlyDecimalText = nil }
         decimals.append(number)
     }
 
     /// The sum (0 when nothing was added).
     func sum() -> SQLiteValue {
         if sawNaN { return decimal ? .text("NaN") : AttributeCodec.storedDouble(.nan) }
-        if decimal { return .text(DecimalText.canonical(decimalSum())) }
+        if decimal { return .text(Self.canonical(decimalSum(), single: onlyDecimalText)) }
         if doubles.isEmpty {
             if let exact = Int64(exactly: integerSum) { return .integer(exact) }
             return .real(Double(integerSum))
@@ -108,10 +115,20 @@ struct NumericAccumulator {
     func average() -> SQLiteValue {
         guard count > 0 else { return .null }
         if sawNaN { return decimal ? .text("NaN") : AttributeCodec.storedDouble(.nan) }
-        if decimal { return .text(DecimalText.canonical(decimalSum() / Decimal(count))) }
+        if decimal { return .text(Self.canonical(DecimalArithmetic.divide(decimalSum(), by: count), single: onlyDecimalText)) }
         let total = doubles.isEmpty ? Double(integerSum) : doubleSum()
         return AttributeCodec.storedDouble(total / Double(count))
     }
+
+    /// The canonical text of a decimal result: the stored text of a single value as is,
+    /// others through a memo (formatting decimals is slow and sums repeat).
+    private static func canonical(_ value: Decimal, single: String?) -> String {
+        if let single, single != "NaN" { return single }
+        if value == 0 { return "0" }
+        return canonicalMemo.value(value) { DecimalText.canonical(value) }
+    }
+
+    private static let canonicalMemo = DecimalMemo(capacity: 4_096)
 
     private func decimalSum() -> Decimal {
         var total = Decimal(0)
@@ -144,5 +161,45 @@ struct NumericAccumulator {
         // A zero sum is -0.0 only when every term is -0.0, as with plain addition.
         if result == 0 { return terms.allSatisfy { $0 == 0 && $0.sign == .minus } ? -0.0 : 0.0 }
         return result
+    }
+}
+
+/// Canonical texts of decimals, shared across threads; bounded (cleared when full).
+final class DecimalMemo: Sendable {
+    private let entries = Mutex<[Decimal: String]>([:])
+    private let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    func value(_ decimal: Decimal, compute: () -> String) -> String {
+        if let cached = entries.withLock({ $0[decimal] }) { return cached }
+        let text = compute()
+        entries.withLock { cache in
+            if cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
+            cache[decimal] = text
+        }
+        return text
+    }
+}
+
+/// Decimal arithmetic that `Decimal`'s operators get wrong.
+enum DecimalArithmetic {
+    /// `value / count`. Foundation's division gives NaN when the quotient's exponent would fall
+    /// below Decimal's range (1e-100 / 1 is NaN); then the significand is divided alone and the
+    /// quotient rounded to the smallest exponent Decimal holds.
+    static func divide(_ value: Decimal, by count: Int) -> Decimal {
+        guard !value.isNaN, count != 0 else { return .nan }
+        let direct = value / Decimal(count)
+        if !direct.isNaN { return direct }
+        let exponent = value.exponent
+        var quotient = Decimal(sign: value.sign, exponent: 0, significand: value.significand) / Decimal(count)
+        if quotient.exponent + exponent < -128 {
+            var rounded = Decimal()
+            NSDecimalRound(&rounded, &quotient, max(0, 128 + exponent), .plain)
+            quotient = rounded
+        }
+        return Decimal(sign: quotient.sign, exponent: quotient.exponent + exponent, significand: quotient.significand)
     }
 }

@@ -294,7 +294,7 @@ struct DynamicEvaluator {
             }
             if name == "average:" {
                 guard !present.isEmpty else { return .null }
-                if kind == 2 { return .decimal(decimalSum / Decimal(present.count)) }
+                if kind == 2 { return .decimal(DecimalArithmetic.divide(decimalSum, by: present.count)) }
                 return .double((kind == 0 ? Double(integerSum) : doubleSum) / Double(present.count))
             }
             switch kind {

@@ -132,6 +132,16 @@ struct RowEvaluator {
     // MARK: Comparisons
 
     private mutating func evaluate(_ comparison: BoundComparison, on row: any EvaluationRow) throws -> Bool {
+        // The common shape "attribute op constant", without building operands.
+        if case .attribute(let path, _, let slot) = comparison.lhs, slot >= 0, case .constant(let constant, _) = comparison.rhs {
+            let value: SQLiteValue
+            if path.stepSlots.isEmpty, case .root = path.base {
+                value = row.evaluationAttribute(slot: slot)
+            } else {
+                value = self.row(at: path, from: row)?.evaluationAttribute(slot: slot) ?? .null
+            }
+            return try Self.compareValues(value, comparison.op, constant, comparison)
+        }
         if case .list(let items) = comparison.rhs, comparison.op == .in || comparison.op == .between {
             // Constant lists (the usual case) are compared in place, without building operands.
             if case .value(let value) = try operand(comparison.lhs, on: row), let result = try Self.compare(value, comparison, constants: items) {
