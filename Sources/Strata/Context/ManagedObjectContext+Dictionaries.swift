@@ -1,8 +1,38 @@
 import Foundation
 
-/// Dictionary results (`resultType = .dictionaryResultType`).
+/// Dictionary results (`resultType = .dictionaryResultType`): values, key paths, expressions
+/// and aggregates of the matching objects, grouped and filtered, one `NSDictionary` per result.
+///
+/// The SQLite store computes them with one SQL statement. When the context (or a parent
+/// context) has unsaved changes to the fetched entities and `includesPendingChanges` is true
+/// (the default), they are computed in memory from the merged objects instead, with the same
+/// semantics; Core Data ignores pending changes for dictionary results, Strata includes them.
 extension ManagedObjectContext {
     func fetchDictionaries<T>(_ request: FetchRequest<T>, entity: EntityDescription) throws -> [Any] {
-        throw StrataError(code: StrataError.Code.persistentStoreUnsupportedRequestType, message: "Dictionary results are not available yet", entityName: entity.name)
+        let plan = try DictionaryPlan.make(request, entity: entity)
+        let rows: [[RowEvaluator.Operand]]
+        if request.includesPendingChanges, hasPendingChanges(for: plan.rows) {
+            rows = try dictionaryRowsInMemory(plan)
+        } else {
+            rows = try requireParentStore().fetchDictionaryRows(plan)
+        }
+        return rows.map { plan.dictionary(from: $0) }
+    }
+
+    /// The plan computed over this context's objects, unsaved changes included.
+    private func dictionaryRowsInMemory(_ plan: DictionaryPlan) throws -> [[RowEvaluator.Operand]] {
+        let objects: [any EvaluationRow] = try objects(matching: plan.rows)
+        let visible = plan.visibleCount
+        return try DictionaryEvaluator(plan: plan).evaluate(objects).map { Array($0.prefix(visible)) }
+    }
+
+    /// As a child context's parent store: computed here when this context has unsaved changes
+    /// to the fetched entities, else by this context's own parent store. Runs on this
+    /// context's queue.
+    func fetchDictionaryRows(_ plan: DictionaryPlan) throws -> [[RowEvaluator.Operand]] {
+        try performAndWait {
+            if hasPendingChanges(for: plan.rows) { return try dictionaryRowsInMemory(plan) }
+            return try requireParentStore().fetchDictionaryRows(plan)
+        }
     }
 }

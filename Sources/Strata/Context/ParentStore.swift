@@ -12,6 +12,9 @@ protocol ParentStore: AnyObject, Sendable {
     func fetchIDList(_ plan: FetchPlan) throws -> ObjectIDList
     /// Number of matches.
     func count(_ plan: FetchPlan) throws -> Int
+    /// The visible columns of a dictionary fetch's result rows (the parent's unsaved changes
+    /// included, for a parent context).
+    func fetchDictionaryRows(_ plan: DictionaryPlan) throws -> [[RowEvaluator.Operand]]
     /// Current rows of `ids` (missing ones omitted). The coordinator may answer from its row
     /// cache with snapshots no older than `maxAge` seconds (negative: any age; 0: never).
     func snapshots(for ids: [ManagedObjectID], maxAge: TimeInterval) throws -> [RowSnapshot]

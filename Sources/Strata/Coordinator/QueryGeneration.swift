@@ -100,6 +100,7 @@ final class PinnedParentStore: ParentStore {
     func fetchIDs(_ plan: FetchPlan) throws -> [ManagedObjectID] { try pinned { try base.fetchIDs(plan) } }
     func fetchIDList(_ plan: FetchPlan) throws -> ObjectIDList { try pinned { try base.fetchIDList(plan) } }
     func count(_ plan: FetchPlan) throws -> Int { try pinned { try base.count(plan) } }
+    func fetchDictionaryRows(_ plan: DictionaryPlan) throws -> [[RowEvaluator.Operand]] { try pinned { try base.fetchDictionaryRows(plan) } }
     func snapshots(for ids: [ManagedObjectID], maxAge: TimeInterval) throws -> [RowSnapshot] {
         try pinned { try base.snapshots(for: ids, maxAge: 0) }
     }

@@ -39,7 +39,7 @@ public final class ObjectExpression: Sendable, Hashable, CustomStringConvertible
 
     /// A literal collection `{a, b, c}`.
     public convenience init(forAggregate items: [ObjectExpression]) {
-        self.init(node: .aggregate(items.map(\.node)))
+        self.init(node: PredicateParser.list(items.map(\.node)))
     }
 
     /// `SUBQUERY(collection, $variable, predicate)`.
@@ -91,6 +91,8 @@ public final class ObjectExpression: Sendable, Hashable, CustomStringConvertible
     /// The canonical format text.
     public var description: String { PredicateFormatter.format(node) }
 
+    /// Whether two expressions have the same parsed form. Callable from any queue.
     public static func == (lhs: ObjectExpression, rhs: ObjectExpression) -> Bool { lhs.node == rhs.node }
+    /// Hashes the parsed form, consistently with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(node) }
 }

@@ -109,23 +109,37 @@ public final class ObjectPredicate: Sendable, Hashable, CustomStringConvertible 
 
     /// The operators of ``comparison(_:_:_:options:modifier:)``.
     public enum Operator: String, Sendable {
+        /// `==`: equal (nil equals only nil).
         case equalTo = "=="
+        /// `!=`: not equal.
         case notEqualTo = "!="
+        /// `<`.
         case lessThan = "<"
+        /// `<=`.
         case lessThanOrEqualTo = "<="
+        /// `>`.
         case greaterThan = ">"
+        /// `>=`.
         case greaterThanOrEqualTo = ">="
+        /// `MATCHES`: the whole string matches a regular expression.
         case matches = "MATCHES"
+        /// `LIKE`: `*` matches any run of characters, `?` one character.
         case like = "LIKE"
+        /// `BEGINSWITH`.
         case beginsWith = "BEGINSWITH"
+        /// `ENDSWITH`.
         case endsWith = "ENDSWITH"
+        /// `CONTAINS`: a substring, or membership for a to-many left side.
         case contains = "CONTAINS"
+        /// `IN`: membership in a list, a set or a to-many key path; a substring for strings.
         case `in` = "IN"
+        /// `BETWEEN {low, high}`, bounds included.
         case between = "BETWEEN"
     }
 
     /// Options of a comparison (Core Data's `NSComparisonPredicate.Options`).
     public struct Options: OptionSet, Sendable {
+        /// The option bits.
         public let rawValue: UInt8
         /// Creates options from raw bits.
         public init(rawValue: UInt8) { self.rawValue = rawValue }
@@ -139,9 +153,14 @@ public final class ObjectPredicate: Sendable, Hashable, CustomStringConvertible 
 
     /// How a comparison treats a to-many left side (Core Data's `NSComparisonPredicate.Modifier`).
     public enum Modifier: String, Sendable {
+        /// Compare the value itself.
         case direct
+        /// `ANY`: some element of the to-many left side matches.
         case any
+        /// `ALL`: every element matches (true for none).
         case all
+        /// `NONE`: no element matches (true for none).
+        case none
     }
 
     /// A comparison of two expressions, the programmatic form of `lhs op[options] rhs`.
@@ -149,7 +168,7 @@ public final class ObjectPredicate: Sendable, Hashable, CustomStringConvertible 
         _ lhs: ObjectExpression, _ op: Operator, _ rhs: ObjectExpression, options: Options = [], modifier: Modifier = .direct
     ) -> ObjectPredicate {
         let node = ComparisonNode(
-            modifier: modifier == .any ? .any : (modifier == .all ? .all : .direct), lhs: lhs.node,
+            modifier: ComparisonModifier(rawValue: modifier.rawValue) ?? .direct, lhs: lhs.node,
             op: ComparisonOperator(rawValue: op.rawValue) ?? .equal, options: ComparisonOptions(rawValue: options.rawValue), rhs: rhs.node)
         return ObjectPredicate(node: .comparison(node))
     }
@@ -202,12 +221,16 @@ public final class ObjectPredicate: Sendable, Hashable, CustomStringConvertible 
     /// The canonical format string; parsing it gives an equal predicate.
     public var predicateFormat: String { PredicateFormatter.format(node) }
 
+    /// The canonical format string, or a note naming the syntax error of a malformed predicate.
     public var description: String { syntaxError.map { "<invalid predicate: \($0.message)>" } ?? predicateFormat }
 
+    /// Whether two predicates have the same parsed form (their canonical format strings are
+    /// equal). Callable from any queue.
     public static func == (lhs: ObjectPredicate, rhs: ObjectPredicate) -> Bool {
         lhs.node == rhs.node && (lhs.syntaxError == nil) == (rhs.syntaxError == nil)
     }
 
+    /// Hashes the parsed form, consistently with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(node) }
 }
 

@@ -62,6 +62,7 @@ public struct ObjectSortDescriptor: Sendable, Hashable, CustomStringConvertible 
         return order < 0 ? .orderedAscending : (order > 0 ? .orderedDescending : .orderedSame)
     }
 
+    /// `(key, ascending|descending[, comparator])`.
     public var description: String {
         "(\(key), \(ascending ? "ascending" : "descending")\(comparator == .default ? "" : ", \(comparator.rawValue)"))"
     }
@@ -84,7 +85,7 @@ struct BoundSort {
         }
         var collation: ValueCollation = .binary
         switch expression {
-        case .attribute(_, let attribute):
+        case .attribute(_, let attribute, _):
             if attribute.type == .decimal { collation = .decimal }
             if attribute.type == .string {
                 switch descriptor.comparator {

@@ -24,6 +24,11 @@ struct PredicateParser {
     private var position = 0
     private var arguments: [Any?]
     private var argumentIndex = 0
+    /// How deeply the parse is nested (parentheses, operands, NOT and minus chains).
+    private var depth = 0
+
+    /// The deepest nesting accepted: deeper input is an error, never a stack overflow.
+    static let maximumDepth = 100
 
     init(format: String, arguments: [Any?]) throws {
         self.tokens = try PredicateLexer(format).tokenize()
@@ -71,6 +76,14 @@ struct PredicateParser {
         advance()
     }
 
+    /// Enters one level of nesting; throws past ``maximumDepth``. Pair with `depth -= 1`.
+    private mutating func enter() throws {
+        depth += 1
+        if depth > Self.maximumDepth {
+            throw PredicateSyntaxError(message: "The predicate is nested too deeply (more than \(Self.maximumDepth) levels)", offset: current.offset)
+        }
+    }
+
     private func describe(_ token: PredicateToken) -> String {
         switch token.kind {
         case .identifier(let name): return "key '\(name)'"
@@ -89,6 +102,8 @@ struct PredicateParser {
     // MARK: Predicates
 
     private mutating func orPredicate() throws -> PredicateNode {
+        try enter()
+        defer { depth -= 1 }
         var terms = [try andPredicate()]
         while isKeyword("OR") || isSymbol("||") {
             advance()
@@ -109,6 +124,8 @@ struct PredicateParser {
     private mutating func notPredicate() throws -> PredicateNode {
         if isKeyword("NOT") || isSymbol("!") {
             advance()
+            try enter()
+            defer { depth -= 1 }
             return .not(try notPredicate())
         }
         if isKeyword("TRUEPREDICATE") {
@@ -122,7 +139,7 @@ struct PredicateParser {
         if isSymbol("(") {
             // "(" may open a nested predicate or a parenthesised expression ("(a + b) > 3"):
             // try the predicate first and fall back.
-            let saved = (position, argumentIndex)
+            let saved = (position, argumentIndex, depth)
             advance()
             var nestedError: PredicateSyntaxError?
             do {
@@ -136,7 +153,7 @@ struct PredicateParser {
             } catch let error as PredicateSyntaxError {
                 nestedError = error
             }
-            (position, argumentIndex) = saved
+            (position, argumentIndex, depth) = saved
             do {
                 return try comparison()
             } catch let error as PredicateSyntaxError {
@@ -227,29 +244,42 @@ struct PredicateParser {
     // MARK: Expressions
 
     private mutating func expression() throws -> ExpressionNode {
+        try enter()
+        var levels = 1
+        defer { depth -= levels }
         var node = try term()
         while isSymbol("+") || isSymbol("-") {
             let name = isSymbol("+") ? "add:to:" : "from:subtract:"
             advance()
+            try enter()
+            levels += 1
             node = .function(name, [node, try term()])
         }
         return node
     }
 
     private mutating func term() throws -> ExpressionNode {
+        var levels = 0
+        defer { depth -= levels }
         var node = try power()
         while isSymbol("*") || isSymbol("/") {
             let name = isSymbol("*") ? "multiply:by:" : "divide:by:"
             advance()
+            try enter()
+            levels += 1
             node = .function(name, [node, try power()])
         }
         return node
     }
 
     private mutating func power() throws -> ExpressionNode {
+        var levels = 0
+        defer { depth -= levels }
         var node = try unary()
         while isSymbol("**") {
             advance()
+            try enter()
+            levels += 1
             node = .function("raise:toPower:", [node, try unary()])
         }
         return node
@@ -258,6 +288,8 @@ struct PredicateParser {
     private mutating func unary() throws -> ExpressionNode {
         if isSymbol("-") {
             advance()
+            try enter()
+            defer { depth -= 1 }
             let operand = try unary()
             switch operand {
             case .constant(.integer(let v)) where v != Int64.min: return .constant(.integer(-v))
@@ -270,8 +302,14 @@ struct PredicateParser {
     }
 
     private mutating func postfix() throws -> ExpressionNode {
+        var levels = 0
+        defer { depth -= levels }
         var node = try primary()
         while true {
+            if isSymbol(".") || isSymbol("[") {
+                try enter()
+                levels += 1
+            }
             if isSymbol(".") {
                 advance()
                 let component = try keyComponent()
@@ -405,7 +443,7 @@ struct PredicateParser {
                 }
             }
             try expectSymbol("}", "to close the list that starts at offset \(token.offset)")
-            return .aggregate(items)
+            return Self.list(items)
         case .symbol("("):
             advance()
             let inner = try expression()
@@ -416,6 +454,17 @@ struct PredicateParser {
         default:
             throw PredicateSyntaxError(message: "Expected a value or key, found \(describe(token))", offset: token.offset)
         }
+    }
+
+    /// A `{…}` list: a constant array when every item is a constant (as a `%@` array argument
+    /// gives), so a list and its printed form parse to the same tree.
+    static func list(_ items: [ExpressionNode]) -> ExpressionNode {
+        var values: [PredicateValue] = []
+        for item in items {
+            guard case .constant(let value) = item else { return .aggregate(items) }
+            values.append(value)
+        }
+        return .constant(.array(values))
     }
 
     private func nextIsSymbol(_ symbol: String) -> Bool {

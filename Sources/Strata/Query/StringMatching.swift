@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// String comparisons of the predicate language, shared by the in-memory evaluator and by the
 /// SQLite functions and collations Strata registers, so both engines agree by construction.
@@ -7,8 +8,17 @@ import Foundation
 /// `NSString`'s literal comparison). `[c]` folds case and `[d]` removes diacritics using
 /// Unicode's rules (`"Émile"` matches `BEGINSWITH[cd] "emi"`).
 enum StringMatching {
-    /// Applies `[c]` / `[d]` folding.
+    /// Applies `[c]` / `[d]` folding. Results are cached (folding is slow and the same values
+    /// are folded again by every comparison of a fetch).
     static func fold(_ text: String, _ options: ComparisonOptions) -> String {
+        let relevant = options.rawValue & (ComparisonOptions.caseInsensitive.rawValue | ComparisonOptions.diacriticInsensitive.rawValue)
+        if relevant == 0 { return text }
+        return foldMemo.value(text, tag: relevant) { computeFold(text, ComparisonOptions(rawValue: relevant)) }
+    }
+
+    private static let foldMemo = StringMemo<String>(capacity: 16_384)
+
+    private static func computeFold(_ text: String, _ options: ComparisonOptions) -> String {
         var foldOptions: String.CompareOptions = []
         if options.contains(.caseInsensitive) { foldOptions.insert(.caseInsensitive) }
         if options.contains(.diacriticInsensitive) { foldOptions.insert(.diacriticInsensitive) }
@@ -40,34 +50,52 @@ enum StringMatching {
 
     /// Three-way comparison under `options` (folded, then byte-wise).
     static func compare(_ a: String, _ b: String, _ options: ComparisonOptions) -> Int {
-        if options.isEmpty || options == .normalized { return compareBinary(a, b) }
-        return compareBinary(fold(a, options), fold(b, options))
+        compareBinary(fold(a, options), fold(b, options))
     }
 
     static func beginsWith(_ text: String, _ prefix: String, _ options: ComparisonOptions) -> Bool {
-        let t = fold(text, options)
-        let p = fold(prefix, options)
-        return t.utf8.starts(with: p.utf8)
+        var t = fold(text, options)
+        var p = fold(prefix, options)
+        return t.withUTF8 { t in
+            p.withUTF8 { p in
+                bytes(t, at: 0, equal: p)
+            }
+        }
     }
 
     static func endsWith(_ text: String, _ suffix: String, _ options: ComparisonOptions) -> Bool {
-        let t = Array(fold(text, options).utf8)
-        let s = Array(fold(suffix, options).utf8)
-        return s.count <= t.count && t[(t.count - s.count)...].elementsEqual(s)
+        var t = fold(text, options)
+        var s = fold(suffix, options)
+        return t.withUTF8 { t in
+            s.withUTF8 { s in
+                bytes(t, at: t.count - s.count, equal: s)
+            }
+        }
     }
 
     static func contains(_ text: String, _ part: String, _ options: ComparisonOptions) -> Bool {
-        let t = Array(fold(text, options).utf8)
-        let p = Array(fold(part, options).utf8)
-        if p.isEmpty { return true }
-        if p.count > t.count { return false }
-        var index = 0
-        let last = t.count - p.count
-        while index <= last {
-            if t[index] == p[0] && t[index..<(index + p.count)].elementsEqual(p) { return true }
-            index += 1
+        var t = fold(text, options)
+        var p = fold(part, options)
+        return t.withUTF8 { t in
+            p.withUTF8 { p in
+                guard !p.isEmpty else { return true }
+                guard p.count <= t.count, let whole = t.baseAddress, let needle = p.baseAddress else { return false }
+                let first = needle.pointee
+                var index = 0
+                while index <= t.count - p.count {
+                    if whole[index] == first && memcmp(whole + index, needle, p.count) == 0 { return true }
+                    index += 1
+                }
+                return false
+            }
         }
-        return false
+    }
+
+    /// Whether the bytes of `whole` at `offset` are `part`.
+    private static func bytes(_ whole: UnsafeBufferPointer<UInt8>, at offset: Int, equal part: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !part.isEmpty else { return true }
+        guard offset >= 0, offset + part.count <= whole.count, let start = whole.baseAddress, let bytes = part.baseAddress else { return false }
+        return memcmp(start + offset, bytes, part.count) == 0
     }
 
     /// `LIKE`: `*` matches any run of characters, `?` exactly one; `\` escapes either.
@@ -132,12 +160,20 @@ enum StringMatching {
     /// "Localized standard" (Finder-like, natural) ordering: case- and diacritic-insensitive,
     /// digit runs compared by numeric value ("file2" < "file10"), ties broken byte-wise.
     static func compareLocalizedStandard(_ a: String, _ b: String) -> Int {
-        let left = naturalChunks(fold(a, [.caseInsensitive, .diacriticInsensitive]))
-        let right = naturalChunks(fold(b, [.caseInsensitive, .diacriticInsensitive]))
+        compareNatural(naturalKey(a), naturalKey(b), a, b)
+    }
+
+    /// The folded text of `text` split into digit runs and other text.
+    static func naturalKey(_ text: String) -> [NaturalChunk] {
+        naturalChunks(fold(text, [.caseInsensitive, .diacriticInsensitive]))
+    }
+
+    /// Compares natural keys; `a` and `b` (the original texts) break ties.
+    static func compareNatural(_ left: [NaturalChunk], _ right: [NaturalChunk], _ a: String, _ b: String) -> Int {
         for (l, r) in zip(left, right) {
             switch (l, r) {
             case (.number(let ln, let ld), .number(let rn, let rd)):
-                if ln.count != rn.count { return ln.count < rn.count ? -1 : 1 }
+                if ln.utf8.count != rn.utf8.count { return ln.utf8.count < rn.utf8.count ? -1 : 1 }
                 let c = compareBinary(ln, rn)
                 if c != 0 { return c }
                 if ld != rd { return ld < rd ? -1 : 1 }  // fewer leading zeros first
@@ -152,14 +188,15 @@ enum StringMatching {
         return compareBinary(a, b)
     }
 
-    private enum Chunk {
+    /// A run of a natural key.
+    enum NaturalChunk {
         /// Digits without leading zeros, and how many leading zeros there were.
         case number(String, Int)
         case text(String)
     }
 
-    private static func naturalChunks(_ text: String) -> [Chunk] {
-        var chunks: [Chunk] = []
+    private static func naturalChunks(_ text: String) -> [NaturalChunk] {
+        var chunks: [NaturalChunk] = []
         var current = ""
         var inDigits = false
         func flush() {
@@ -182,6 +219,44 @@ enum StringMatching {
         }
         flush()
         return chunks
+    }
+}
+
+/// A thread-safe memo of an expensive pure function of strings (folding, decimal parsing),
+/// bounded: cleared when it reaches its capacity. Keys compare by UTF-8 bytes, not by Swift's
+/// canonical equivalence, so "é" and "e\u{301}" stay distinct.
+final class StringMemo<Value: Sendable>: Sendable {
+    private struct Key: Hashable {
+        var tag: UInt8
+        var text: String
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.tag == rhs.tag && StringMatching.compareBinary(lhs.text, rhs.text) == 0
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(tag)
+            hasher.combine(text)
+        }
+    }
+
+    private let entries = Mutex<[Key: Value]>([:])
+    private let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    /// The memoized value for (`tag`, `text`), computing it on a miss.
+    func value(_ text: String, tag: UInt8 = 0, compute: () -> Value) -> Value {
+        let key = Key(tag: tag, text: text)
+        if let cached = entries.withLock({ $0[key] }) { return cached }
+        let result = compute()
+        entries.withLock { cache in
+            if cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
+            cache[key] = result
+        }
+        return result
     }
 }
 

@@ -71,16 +71,45 @@ enum ValueOrdering {
         return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
     }
 
-    /// Numeric comparison of two decimal texts; text that is not a number ("NaN") sorts after
-    /// every number, ties broken byte-wise.
+    /// Numeric comparison of two decimal texts. Text that is not a `Decimal` but is a double
+    /// (a constant beyond Decimal's range: "inf", "1e+300") compares as that double; text that is
+    /// neither ("NaN") sorts after every number, ties broken byte-wise.
     static func compareDecimalText(_ a: String, _ b: String) -> Int {
-        let x = Decimal(string: a, locale: DecimalText.posix).flatMap { $0.isNaN ? nil : $0 }
-        let y = Decimal(string: b, locale: DecimalText.posix).flatMap { $0.isNaN ? nil : $0 }
-        switch (x, y) {
-        case (.some(let x), .some(let y)): return x == y ? 0 : (x < y ? -1 : 1)
-        case (.some, .none): return -1
-        case (.none, .some): return 1
-        case (.none, .none): return StringMatching.compareBinary(a, b)
+        compare(decimalKey(a), decimalKey(b), a, b)
+    }
+
+    /// A decimal text as a number: a `Decimal`, a double beyond Decimal's range, or not a number.
+    enum DecimalKey: Sendable {
+        case number(Decimal)
+        case double(Double)
+        case notANumber
+    }
+
+    private static let decimalMemo = StringMemo<DecimalKey>(capacity: 16_384)
+
+    /// Parses (memoized: the same stored values are compared again and again).
+    static func decimalKey(_ text: String) -> DecimalKey {
+        decimalMemo.value(text) {
+            if let decimal = Decimal(string: text, locale: DecimalText.posix), !decimal.isNaN { return .number(decimal) }
+            if let double = Double(text), !double.isNaN { return .double(double) }
+            return .notANumber
         }
+    }
+
+    /// Three-way comparison of parsed decimal texts (`a` and `b` break ties of non-numbers).
+    static func compare(_ x: DecimalKey, _ y: DecimalKey, _ a: String, _ b: String) -> Int {
+        switch (x, y) {
+        case (.number(let x), .number(let y)): return x == y ? 0 : (x < y ? -1 : 1)
+        case (.double(let x), .double(let y)): return compareDoubles(x, y)
+        case (.number(let x), .double(let y)): return compareDoubles(NSDecimalNumber(decimal: x).doubleValue, y)
+        case (.double(let x), .number(let y)): return compareDoubles(x, NSDecimalNumber(decimal: y).doubleValue)
+        case (.notANumber, .notANumber): return StringMatching.compareBinary(a, b)
+        case (.notANumber, _): return 1
+        case (_, .notANumber): return -1
+        }
+    }
+
+    private static func compareDoubles(_ x: Double, _ y: Double) -> Int {
+        x == y ? 0 : (x < y ? -1 : 1)
     }
 }

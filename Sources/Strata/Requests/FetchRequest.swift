@@ -2,6 +2,7 @@ import Foundation
 
 /// What a fetch returns (Core Data's `NSFetchRequestResultType`).
 public struct FetchRequestResultType: OptionSet, Sendable, Hashable {
+    /// The result type's bits (Core Data's values).
     public let rawValue: UInt
     /// Creates a result type from raw bits.
     public init(rawValue: UInt) { self.rawValue = rawValue }
@@ -110,6 +111,7 @@ public final class FetchRequest<ResultType>: CustomStringConvertible {
         return copy
     }
 
+    /// A summary: entity, predicate, sort, limit, offset and batch size.
     public var description: String {
         var parts = ["entity: \(entity?.name ?? entityName ?? "?")"]
         if let predicate { parts.append("predicate: (\(predicate))") }

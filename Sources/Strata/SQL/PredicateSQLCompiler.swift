@@ -17,6 +17,8 @@ final class SQLQueryScope {
     private var joinAliases: [String: String] = [:]
     /// Variables bound in this scope: alias and entity.
     var variables: [String: (alias: String, entity: EntityDescription)] = [:]
+    /// For a dictionary fetch's HAVING clause: the SQL of each result column.
+    var resultColumns: [SQLFragment] = []
     let parent: SQLQueryScope?
     private let counter: AliasCounter
 
@@ -98,6 +100,13 @@ struct PredicateSQLCompiler {
             entity = step.destinationEntity ?? entity
         }
         return (alias, entity)
+    }
+
+    /// The primary key and entity code of the object at the end of `path` (joining every
+    /// step), for results that return the object's ID.
+    func objectColumns(of path: BoundPath) throws -> (key: SQLFragment, entity: SQLFragment) {
+        let alias = try alias(of: path).alias
+        return (SQLFragment(alias + ".Z_PK"), SQLFragment(alias + ".Z_ENT"))
     }
 
     /// The primary key of the object at the end of `path`, read from the last foreign key
@@ -268,7 +277,7 @@ struct PredicateSQLCompiler {
             return .value(.integer(id.primaryKey ?? -1))
         case .object(let path):
             return SQLFragment(try objectKey(of: path))
-        case .attribute(let path, let attribute):
+        case .attribute(let path, let attribute, _):
             let (alias, entity) = try alias(of: path)
             guard let column = scope.schema.attributeColumn(attribute, of: entity) ?? scope.schema.attributeColumn(attribute, of: attribute.entity ?? entity) else {
                 throw StrataError(code: StrataError.Code.coreData, message: "Attribute '\(entity.name).\(attribute.name)' has no column in the store", entityName: entity.name, key: attribute.name)
@@ -286,9 +295,10 @@ struct PredicateSQLCompiler {
                     throw StrataError(code: StrataError.Code.coreData, message: "Aggregate needs a stored attribute")
                 }
                 let value = element.alias + "." + SQLFragment.identifier(column)
+                let isDecimal = attribute.type == .decimal
                 switch aggregate {
-                case .sum: what = "COALESCE(SUM(" + value + "), 0)"
-                case .avg: what = "AVG(" + value + ")"
+                case .sum: what = (isDecimal ? SQLNames.decimalSumAggregate : SQLNames.sumAggregate) + "(" + value + ")"
+                case .avg: what = (isDecimal ? SQLNames.decimalAverageAggregate : SQLNames.averageAggregate) + "(" + value + ")"
                 case .min: what = "MIN(" + value + ")"
                 case .max: what = "MAX(" + value + ")"
                 case .count: what = "COUNT(*)"
@@ -300,6 +310,13 @@ struct PredicateSQLCompiler {
             return SQLFragment(SQLNames.scalarFunction + "(" + String(SQLNames.code(of: function))) + compiled.reduce(SQLFragment("")) { $0 + ", " + $1 } + ")"
         case .conditional(let condition, let whenTrue, let whenFalse):
             return "(CASE WHEN " + (try compile(condition)) + " THEN " + (try operand(whenTrue)) + " ELSE " + (try operand(whenFalse)) + " END)"
+        case .resultColumn(let index, _):
+            var root = scope
+            while let parent = root.parent { root = parent }
+            guard index < root.resultColumns.count else {
+                throw StrataError(code: StrataError.Code.coreData, message: "Result column \(index) is not defined here")
+            }
+            return root.resultColumns[index]
         }
     }
 

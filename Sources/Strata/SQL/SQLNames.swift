@@ -3,6 +3,11 @@
 enum SQLNames {
     static let matchFunction = "strata_match"
     static let scalarFunction = "strata_fn"
+    /// Aggregates computed by `NumericAccumulator`: numeric and decimal sums and averages.
+    static let sumAggregate = "strata_sum"
+    static let averageAggregate = "strata_avg"
+    static let decimalSumAggregate = "strata_dsum"
+    static let decimalAverageAggregate = "strata_davg"
 
     static let decimalCollation = "STRATA_DECIMAL"
     static let caseInsensitiveCollation = "STRATA_NOCASE"
@@ -33,21 +38,30 @@ enum SQLNames {
         .beginsWith: 1, .endsWith: 2, .contains: 3, .like: 4, .matches: 5,
     ]
 
+    /// The operator of a `strata_match` code (a switch: it runs once per row).
     static func stringOperator(code: Int64) -> ComparisonOperator? {
-        stringOperatorCodes.first { $0.value == code }?.key
+        switch code {
+        case 1: return .beginsWith
+        case 2: return .endsWith
+        case 3: return .contains
+        case 4: return .like
+        case 5: return .matches
+        default: return nil
+        }
     }
 
-    static let functionCodes: [(BoundFunction, Int64)] = [
-        (.add, 1), (.subtract, 2), (.multiply, 3), (.divide, 4), (.modulus, 5), (.power, 6), (.abs, 7), (.floor, 8),
-        (.ceiling, 9), (.trunc, 10), (.sqrt, 11), (.exp, 12), (.ln, 13), (.log, 14), (.lowercase, 15), (.uppercase, 16),
-        (.length, 17),
+    /// Functions by `strata_fn` code; the code is the index plus one.
+    static let functionsByCode: [BoundFunction] = [
+        .add, .subtract, .multiply, .divide, .modulus, .power, .abs, .floor, .ceiling, .trunc, .sqrt, .exp, .ln, .log,
+        .lowercase, .uppercase, .length,
     ]
 
     static func code(of function: BoundFunction) -> Int64 {
-        functionCodes.first { $0.0 == function }?.1 ?? 0
+        functionsByCode.firstIndex(of: function).map { Int64($0) + 1 } ?? 0
     }
 
+    /// The function of a `strata_fn` code (an index: it runs once per row).
     static func function(code: Int64) -> BoundFunction? {
-        functionCodes.first { $0.1 == code }?.0
+        code >= 1 && code <= Int64(functionsByCode.count) ? functionsByCode[Int(code - 1)] : nil
     }
 }

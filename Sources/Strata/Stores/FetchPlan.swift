@@ -1,4 +1,5 @@
 import Foundation
+import StrataSQLite
 
 /// A fetch request resolved against its entity: what a store (or a parent context) executes.
 /// Built on the requesting context's queue; immutable, so it may be handed to the store.
@@ -73,33 +74,35 @@ struct FetchPlan: @unchecked Sendable {
     /// Whether `row` matches the plan's entity and predicate (in memory).
     func matches(_ row: any EvaluationRow) throws -> Bool {
         let code = row.evaluationObjectID.entity.layout.code
-        guard entityCodes.contains(code) else { return false }
+        guard code == entity.layout.code || (includesSubentities && entityCodes.contains(code)) else { return false }
         guard let predicate else { return true }
         var evaluator = RowEvaluator()
         return try evaluator.evaluate(predicate, on: row)
     }
 
-    /// Orders rows as the SQL `ORDER BY` does (sort keys, then primary key / ID order).
+    /// Orders rows as the SQL `ORDER BY` does (sort keys, then primary key / ID order). Each
+    /// row's keys are computed and prepared for their collation once: O(n log n) comparisons
+    /// of prepared keys.
     func sortRows(_ rows: [any EvaluationRow]) throws -> [any EvaluationRow] {
         guard !sorts.isEmpty else { return rows }
-        var keyed: [(row: any EvaluationRow, keys: [SQLiteValueBox])] = []
+        var keyed: [(row: any EvaluationRow, keys: [CollatedValue])] = []
         keyed.reserveCapacity(rows.count)
+        var evaluator = RowEvaluator()
         for row in rows {
-            var evaluator = RowEvaluator()
-            var keys: [SQLiteValueBox] = []
+            var keys: [CollatedValue] = []
+            keys.reserveCapacity(sorts.count)
             for sort in sorts {
-                if case .value(let value) = try evaluator.operand(sort.expression, on: row) {
-                    keys.append(SQLiteValueBox(value: value))
-                } else {
-                    keys.append(SQLiteValueBox(value: .null))
-                }
+                var value = SQLiteValue.null
+                if case .value(let computed) = try evaluator.operand(sort.expression, on: row) { value = computed }
+                keys.append(CollatedValue(value, collation: sort.collation))
             }
             keyed.append((row, keys))
         }
+        let sorts = self.sorts
         keyed.sort { lhs, rhs in
-            for (index, sort) in sorts.enumerated() {
-                let order = ValueOrdering.compare(lhs.keys[index].value, rhs.keys[index].value, collation: sort.collation)
-                if order != 0 { return sort.ascending ? order < 0 : order > 0 }
+            for index in sorts.indices {
+                let order = CollatedValue.compare(lhs.keys[index], rhs.keys[index])
+                if order != 0 { return sorts[index].ascending ? order < 0 : order > 0 }
             }
             return Self.idOrder(lhs.row.evaluationObjectID, rhs.row.evaluationObjectID)
         }
@@ -117,9 +120,3 @@ struct FetchPlan: @unchecked Sendable {
     }
 }
 
-import StrataSQLite
-
-/// A stored value in a box, for sort keys.
-struct SQLiteValueBox {
-    let value: SQLiteValue
-}

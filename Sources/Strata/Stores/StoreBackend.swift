@@ -19,6 +19,8 @@ protocol StoreBackend: AnyObject, Sendable {
     func fetchIDList(_ plan: FetchPlan) throws -> ObjectIDList
     /// Number of rows matching a plan (honouring limit and offset).
     func count(_ plan: FetchPlan) throws -> Int
+    /// The visible columns of a dictionary fetch's result rows.
+    func fetchDictionaryRows(_ plan: DictionaryPlan) throws -> [[RowEvaluator.Operand]]
     /// The rows of `ids` that still exist (any order).
     func snapshots(for ids: [ManagedObjectID]) throws -> [RowSnapshot]
     /// The contents of a to-many relationship for each of `ids` (every owner gets an entry).

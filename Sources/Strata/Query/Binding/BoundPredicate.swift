@@ -27,6 +27,14 @@ struct BoundCollection {
     var relationship: RelationshipDescription
     /// For SUBQUERY: only the elements matching this predicate (with `filterVariable` bound).
     var filter: (variable: String, predicate: BoundPredicate)?
+    /// The relationship's to-many slot in the layout of the entity at the end of `path`.
+    let slot: Int
+
+    init(path: BoundPath, relationship: RelationshipDescription) {
+        self.path = path
+        self.relationship = relationship
+        self.slot = PropertySlot.index(of: relationship, in: path.entity)
+    }
 
     var destination: EntityDescription { relationship.destinationEntity ?? relationship.entity ?? path.entity }
 }
@@ -45,6 +53,8 @@ struct BoundPath {
     var baseEntity: EntityDescription
     /// To-one relationships walked from the base, in order.
     var steps: [RelationshipDescription] = []
+    /// The to-one slot of each step in the layout of the entity it starts from.
+    var stepSlots: [Int] = []
 
     /// The entity at the end of the path.
     var entity: EntityDescription {
@@ -53,8 +63,21 @@ struct BoundPath {
 
     func appending(_ relationship: RelationshipDescription) -> BoundPath {
         var copy = self
+        copy.stepSlots.append(PropertySlot.index(of: relationship, in: entity))
         copy.steps.append(relationship)
         return copy
+    }
+}
+
+extension PropertySlot {
+    /// The slot index of `property` in `entity`'s layout (-1 when it has none). An inherited
+    /// property has the same index in every descendant (layouts list ancestors' properties
+    /// first), so the index holds for rows of sub-entities too.
+    static func index(of property: PropertyDescription, in entity: EntityDescription) -> Int {
+        switch entity.layout.slots[property.name] {
+        case .attribute(let index)?, .toOne(let index)?, .toMany(let index)?, .transient(let index)?, .fetched(let index)?: return index
+        default: return -1
+        }
     }
 }
 
@@ -67,11 +90,24 @@ enum BoundAggregate: String {
     case max
 }
 
+extension BoundAggregate {
+    /// Aggregates by Core Data's function names.
+    static let byFunctionName: [String: BoundAggregate] = ["count:": .count, "sum:": .sum, "average:": .avg, "min:": .min, "max:": .max]
+}
+
 /// Functions that keep their meaning in both engines.
 enum BoundFunction: Equatable {
     case add, subtract, multiply, divide, modulus, power
     case abs, floor, ceiling, trunc, sqrt, exp, ln, log
     case lowercase, uppercase, length
+
+    /// Functions by Core Data's names.
+    static let byName: [String: BoundFunction] = [
+        "add:to:": .add, "from:subtract:": .subtract, "multiply:by:": .multiply, "divide:by:": .divide,
+        "modulus:by:": .modulus, "raise:toPower:": .power, "abs:": .abs, "floor:": .floor, "ceiling:": .ceiling,
+        "trunc:": .trunc, "sqrt:": .sqrt, "exp:": .exp, "ln:": .ln, "log:": .log, "lowercase:": .lowercase,
+        "uppercase:": .uppercase, "length:": .length,
+    ]
 }
 
 /// An operand, resolved.
@@ -80,8 +116,8 @@ indirect enum BoundExpression {
     case constant(SQLiteValue, ValueKind)
     /// A list of constants (IN, BETWEEN).
     case list([BoundExpression])
-    /// An attribute at the end of a path.
-    case attribute(BoundPath, AttributeDescription)
+    /// An attribute at the end of a path, with its stored slot in the layout of the path's entity.
+    case attribute(BoundPath, AttributeDescription, slot: Int)
     /// The object at the end of a path (`SELF`, `manager`), compared by ID.
     case object(BoundPath)
     /// An object-ID constant.
@@ -92,13 +128,15 @@ indirect enum BoundExpression {
     case function(BoundFunction, [BoundExpression])
     /// `TERNARY(predicate, a, b)`.
     case conditional(BoundPredicate, BoundExpression, BoundExpression)
+    /// A column of a dictionary fetch's result row (in its `havingPredicate`).
+    case resultColumn(Int, ValueKind)
 
     /// The kind of values this operand yields.
     var kind: ValueKind {
         switch self {
         case .constant(_, let kind): return kind
         case .list(let items): return items.first?.kind ?? .null
-        case .attribute(_, let attribute): return ValueKind(attribute.type)
+        case .attribute(_, let attribute, _): return ValueKind(attribute.type)
         case .object, .objectConstant: return .object
         case .aggregate(let aggregate, _, let attribute):
             switch aggregate {
@@ -119,6 +157,7 @@ indirect enum BoundExpression {
                 return function == .floor || function == .ceiling || function == .trunc ? (kinds.first ?? .integer) : .integer
             }
         case .conditional(_, let a, let b): return a.kind == .null ? b.kind : a.kind
+        case .resultColumn(_, let kind): return kind
         }
     }
 }

@@ -8,6 +8,9 @@ struct PredicateBinder {
     let rootEntity: EntityDescription
     private var variables: [String: EntityDescription] = [:]
     private var nextVariable = 0
+    /// For a dictionary fetch's `havingPredicate`: the names of result columns, group keys and
+    /// aggregates, which take precedence over the entity's keys.
+    var resultNames: (any ResultNameResolver)?
 
     init(entity: EntityDescription) {
         self.rootEntity = entity
@@ -190,7 +193,7 @@ struct PredicateBinder {
     }
 
     private func keyName(_ expression: BoundExpression) -> String? {
-        if case .attribute(_, let attribute) = expression { return attribute.name }
+        if case .attribute(_, let attribute, _) = expression { return attribute.name }
         return nil
     }
 
@@ -245,7 +248,7 @@ struct PredicateBinder {
     func coerce(_ value: PredicateValue, to kind: ValueKind, against left: BoundExpression, text: String) throws -> BoundExpression {
         func mismatch() -> StrataError {
             var message = "'\(text)': "
-            if case .attribute(_, let attribute) = left {
+            if case .attribute(_, let attribute, _) = left {
                 message += "\(attribute.entity?.name ?? rootEntity.name).\(attribute.name) is a \(kind.name) attribute and cannot be compared with \(PredicateFormatter.literal(value))"
             } else {
                 message += "a \(kind.name) cannot be compared with \(PredicateFormatter.literal(value))"
@@ -271,7 +274,9 @@ struct PredicateBinder {
             switch value {
             case .integer(let v): return .constant(.text(DecimalText.canonical(Decimal(v))), .decimal)
             case .double(let v):
-                guard let decimal = AttributeCodec.decimalValue(v) else { return .constant(.text("NaN"), .decimal) }
+                // A double beyond Decimal's range (±infinity, 1e300, 5e-324) keeps its double
+                // text; the decimal collation orders it numerically among decimals.
+                guard let decimal = AttributeCodec.decimalValue(v) else { return .constant(.text(v.isNaN ? "NaN" : String(v)), .decimal) }
                 return .constant(.text(DecimalText.canonical(decimal)), .decimal)
             case .decimal(let v): return .constant(.text(DecimalText.canonical(v)), .decimal)
             case .bool(let v): return .constant(.text(v ? "1" : "0"), .decimal)
@@ -308,7 +313,7 @@ struct PredicateBinder {
     }
 
     /// A constant on its own (compared with nil, or inside functions).
-    private func constantExpression(_ value: PredicateValue) throws -> BoundExpression {
+    func constantExpression(_ value: PredicateValue) throws -> BoundExpression {
         switch value {
         case .null: return .constant(.null, .null)
         case .bool(let v): return .constant(.integer(v ? 1 : 0), .boolean)
@@ -344,8 +349,14 @@ struct PredicateBinder {
         case .evaluatedObject:
             return .scalar(.object(BoundPath(base: .root, baseEntity: rootEntity)))
         case .keyPath(let components):
+            if let resultNames, let column = try resultNames.resolveResultName(components.joined(separator: "."), isVariable: false) {
+                return .scalar(column)
+            }
             return try resolveKeyPath(from: BoundPath(base: .root, baseEntity: rootEntity), components: components[...])
         case .variable(let name):
+            if let resultNames, variables[name] == nil, let column = try resultNames.resolveResultName(name, isVariable: true) {
+                return .scalar(column)
+            }
             guard let entity = variables[name] else {
                 throw error("No value was given for substitution variable $\(name)")
             }
@@ -372,6 +383,9 @@ struct PredicateBinder {
             let collection = try bindSubquery(collectionNode, variable: variable, predicate: predicate)
             return .collection(collection, rest: [])
         case .function(let name, let args):
+            if let resultNames, let column = try resultNames.resolveAggregate(node) {
+                return .scalar(column)
+            }
             return try resolveFunction(name, args)
         case .conditional(let condition, let whenTrue, let whenFalse):
             let boundCondition = try bind(condition)
@@ -381,7 +395,7 @@ struct PredicateBinder {
         }
     }
 
-    private mutating func scalarOrConstant(_ node: ExpressionNode) throws -> BoundExpression {
+    mutating func scalarOrConstant(_ node: ExpressionNode) throws -> BoundExpression {
         switch try resolve(node) {
         case .scalar(let expression): return expression
         case .constant(let value): return try constantExpression(value)
@@ -412,7 +426,7 @@ struct PredicateBinder {
             let entity = path.entity
             let fullPath = components.joined(separator: ".")
             if name.hasPrefix("@") {
-                throw error("Collection operator \(name) in '\(fullPath)' must follow a to-many relationship", key: fullPath, entity: entity)
+                throw error("Collection operator \(name) in '\(fullPath)' must follow a to-many relationship", key: fullPath)
             }
             guard let property = entity.layout.propertiesByName[name] else {
                 throw error("Entity '\(entity.name)' has no property '\(name)' (in key path '\(fullPath)')", key: name, entity: entity)
@@ -425,7 +439,7 @@ struct PredicateBinder {
                 guard index == components.index(before: components.endIndex) else {
                     throw error("'\(entity.name).\(name)' is an attribute; key path '\(fullPath)' cannot continue past it", key: name, entity: entity)
                 }
-                return .scalar(.attribute(path, attribute))
+                return .scalar(.attribute(path, attribute, slot: PropertySlot.index(of: attribute, in: entity)))
             case let relationship as RelationshipDescription:
                 if !relationship.isToMany {
                     path = path.appending(relationship)
@@ -471,16 +485,12 @@ struct PredicateBinder {
                 throw error("\(op) needs a numeric attribute, but '\(destination.name).\(key)' is a \(kind.name)", key: key, entity: destination)
             }
         }
-        if kind == .decimal && (aggregate == .sum || aggregate == .avg) {
-            throw error("\(op) over decimal attribute '\(destination.name).\(key)' is not available in predicates (decimal sums are exact only in memory); use a dictionary fetch with an ExpressionDescription", key: key, entity: destination)
-        }
         return .scalar(.aggregate(aggregate, collection, attribute))
     }
 
     private mutating func resolveFunction(_ name: String, _ args: [ExpressionNode]) throws -> Resolved {
         // Aggregate functions over a to-many key path or a constant list.
-        let aggregates: [String: BoundAggregate] = ["count:": .count, "sum:": .sum, "average:": .avg, "min:": .min, "max:": .max]
-        if let aggregate = aggregates[name], args.count == 1 {
+        if let aggregate = BoundAggregate.byFunctionName[name], args.count == 1 {
             let argument = try resolve(args[0])
             switch argument {
             case .collection(let collection, let rest):
@@ -497,13 +507,7 @@ struct PredicateBinder {
             }
         }
         if name == "now", args.isEmpty { return .constant(.date(Date())) }
-        let functions: [String: BoundFunction] = [
-            "add:to:": .add, "from:subtract:": .subtract, "multiply:by:": .multiply, "divide:by:": .divide,
-            "modulus:by:": .modulus, "raise:toPower:": .power, "abs:": .abs, "floor:": .floor, "ceiling:": .ceiling,
-            "trunc:": .trunc, "sqrt:": .sqrt, "exp:": .exp, "ln:": .ln, "log:": .log, "lowercase:": .lowercase,
-            "uppercase:": .uppercase, "length:": .length,
-        ]
-        guard let function = functions[name] else {
+        guard let function = BoundFunction.byName[name] else {
             throw error("Function '\(name)' cannot be used in a fetch predicate")
         }
         var operands: [BoundExpression] = []
@@ -535,4 +539,16 @@ extension BoundExpression {
         if case .constant(.null, _) = self { return true }
         return false
     }
+}
+
+/// Resolves the names a dictionary fetch's `havingPredicate` may use: the keys of its result
+/// dictionaries (attribute names, key paths, `ExpressionDescription` names, as `name` or
+/// `$name`), its group-by keys and aggregate functions. Each resolves to a result column.
+protocol ResultNameResolver: AnyObject {
+    /// The result column named `name`, or nil when `name` is not a result name. Throws for a key
+    /// that the having predicate may not use (not grouped, not fetched).
+    func resolveResultName(_ name: String, isVariable: Bool) throws -> BoundExpression?
+    /// A result column computing the aggregate function call `node`, or nil when `node` is not
+    /// an aggregate over the fetched objects.
+    func resolveAggregate(_ node: ExpressionNode) throws -> BoundExpression?
 }

@@ -85,7 +85,8 @@ struct DynamicEvaluator {
             defer { variables[variable] = saved }
             for element in elements {
                 variables[variable] = element
-                if try evaluate(predicate, on: object) { kept.append(try convert(element)) }
+                // Elements that are no predicate value (dictionaries) still count.
+                if try evaluate(predicate, on: object) { kept.append(PredicateValue(any: element) ?? .null) }
             }
             return .array(kept)
         case .function(let name, let args):
@@ -293,7 +294,7 @@ struct DynamicEvaluator {
             }
             if name == "average:" {
                 guard !present.isEmpty else { return .null }
-                if kind == 2 { return .decimal(decimalSum / Decimal(present.count)) }
+                if kind == 2 { return .decimal(DecimalArithmetic.divide(decimalSum, by: present.count)) }
                 return .double((kind == 0 ? Double(integerSum) : doubleSum) / Double(present.count))
             }
             switch kind {

@@ -7,6 +7,8 @@ import StrataSQLite
 /// collations, and the same string functions.
 struct RowEvaluator {
     private var variables: [String: any EvaluationRow] = [:]
+    /// The values of a dictionary fetch's result row, for `havingPredicate`.
+    var resultRow: [Operand] = []
 
     init() {}
 
@@ -47,10 +49,8 @@ struct RowEvaluator {
     }
 
     private mutating func elements(of collection: BoundCollection, on row: any EvaluationRow) throws -> [any EvaluationRow] {
-        guard let owner = self.row(at: collection.path, from: row),
-              case .toMany(let slot)? = owner.evaluationObjectID.entity.layout.slots[collection.relationship.name]
-        else { return [] }
-        let all = owner.evaluationToManyRows(slot: slot)
+        guard collection.slot >= 0, let owner = self.row(at: collection.path, from: row) else { return [] }
+        let all = owner.evaluationToManyRows(slot: collection.slot)
         guard let filter = collection.filter else { return all }
         let saved = variables[filter.variable]
         defer { variables[filter.variable] = saved }
@@ -69,8 +69,8 @@ struct RowEvaluator {
         case .root: current = root
         case .variable(let name): current = variables[name]
         }
-        for step in path.steps {
-            guard let row = current, case .toOne(let slot)? = row.evaluationObjectID.entity.layout.slots[step.name] else { return nil }
+        for slot in path.stepSlots {
+            guard let row = current, slot >= 0 else { return nil }
             current = row.evaluationToOneRow(slot: slot)
         }
         return current
@@ -78,7 +78,7 @@ struct RowEvaluator {
 
     /// The ID of the object at the end of a path, without loading it when the last step is a to-one.
     private func objectID(at path: BoundPath, from root: any EvaluationRow) -> ManagedObjectID? {
-        guard let last = path.steps.last else {
+        guard let lastSlot = path.stepSlots.last else {
             switch path.base {
             case .root: return root.evaluationObjectID
             case .variable(let name): return variables[name]?.evaluationObjectID
@@ -86,8 +86,9 @@ struct RowEvaluator {
         }
         var prefix = path
         prefix.steps.removeLast()
-        guard let owner = row(at: prefix, from: root), case .toOne(let slot)? = owner.evaluationObjectID.entity.layout.slots[last.name] else { return nil }
-        return owner.evaluationToOneID(slot: slot)
+        prefix.stepSlots.removeLast()
+        guard lastSlot >= 0, let owner = row(at: prefix, from: root) else { return nil }
+        return owner.evaluationToOneID(slot: lastSlot)
     }
 
     // MARK: Operands
@@ -98,22 +99,23 @@ struct RowEvaluator {
         case .list(let items): return .list(try items.map { try operand($0, on: row) })
         case .objectConstant(let id): return .object(id)
         case .object(let path): return .object(objectID(at: path, from: row))
-        case .attribute(let path, let attribute):
-            guard let target = self.row(at: path, from: row),
-                  case .attribute(let slot)? = target.evaluationObjectID.entity.layout.slots[attribute.name]
-            else { return .value(.null) }
+        case .attribute(let path, _, let slot):
+            guard slot >= 0, let target = self.row(at: path, from: row) else { return .value(.null) }
             return .value(target.evaluationAttribute(slot: slot))
         case .aggregate(let aggregate, let collection, let attribute):
             let elements = try self.elements(of: collection, on: row)
             if aggregate == .count { return .value(.integer(Int64(elements.count))) }
             guard let attribute else { return .value(.null) }
+            let slot = PropertySlot.index(of: attribute, in: collection.destination)
+            guard slot >= 0 else { return .value(.null) }
             var values: [SQLiteValue] = []
+            values.reserveCapacity(elements.count)
             for element in elements {
-                guard case .attribute(let slot)? = element.evaluationObjectID.entity.layout.slots[attribute.name] else { continue }
                 let value = element.evaluationAttribute(slot: slot)
                 if !value.isNull { values.append(value) }
             }
-            return .value(try AggregateFunctions.apply(aggregate, values, collation: attribute.type == .decimal ? .decimal : .binary))
+            let isDecimal = attribute.type == .decimal
+            return .value(AggregateFunctions.apply(aggregate, values, decimal: isDecimal, collation: isDecimal ? .decimal : .binary))
         case .function(let function, let args):
             let values = try args.map { argument -> SQLiteValue in
                 guard case .value(let value) = try operand(argument, on: row) else { return .null }
@@ -122,15 +124,46 @@ struct RowEvaluator {
             return .value(ScalarFunctions.apply(function, values))
         case .conditional(let condition, let whenTrue, let whenFalse):
             return try evaluate(condition, on: row) ? operand(whenTrue, on: row) : operand(whenFalse, on: row)
+        case .resultColumn(let index, _):
+            return index < resultRow.count ? resultRow[index] : .value(.null)
         }
     }
 
     // MARK: Comparisons
 
     private mutating func evaluate(_ comparison: BoundComparison, on row: any EvaluationRow) throws -> Bool {
+        // The common shape "attribute op constant", without building operands.
+        if case .attribute(let path, _, let slot) = comparison.lhs, slot >= 0, case .constant(let constant, _) = comparison.rhs {
+            let value: SQLiteValue
+            if path.stepSlots.isEmpty, case .root = path.base {
+                value = row.evaluationAttribute(slot: slot)
+            } else {
+                value = self.row(at: path, from: row)?.evaluationAttribute(slot: slot) ?? .null
+            }
+            return try Self.compareValues(value, comparison.op, constant, comparison)
+        }
+        if case .list(let items) = comparison.rhs, comparison.op == .in || comparison.op == .between {
+            // Constant lists (the usual case) are compared in place, without building operands.
+            if case .value(let value) = try operand(comparison.lhs, on: row), let result = try Self.compare(value, comparison, constants: items) {
+                return result
+            }
+        }
         let lhs = try operand(comparison.lhs, on: row)
         let rhs = try operand(comparison.rhs, on: row)
         return try Self.compare(lhs, comparison.op, rhs, comparison)
+    }
+
+    /// `value IN (constants)` / `value BETWEEN {low, high}`; nil when an item is not a plain constant.
+    private static func compare(_ value: SQLiteValue, _ comparison: BoundComparison, constants items: [BoundExpression]) throws -> Bool? {
+        if comparison.op == .between {
+            guard items.count == 2, case .constant(let low, _) = items[0], case .constant(let high, _) = items[1] else { return nil }
+            return try compareValues(value, .greaterThanOrEqual, low, comparison) && compareValues(value, .lessThanOrEqual, high, comparison)
+        }
+        for item in items {
+            guard case .constant(let constant, _) = item else { return nil }
+            if ValueOrdering.compare(value, constant, collation: comparison.collation) == 0 { return true }
+        }
+        return false
     }
 
     static func compare(_ lhs: Operand, _ op: ComparisonOperator, _ rhs: Operand, _ comparison: BoundComparison) throws -> Bool {

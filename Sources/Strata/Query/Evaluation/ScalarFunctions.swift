@@ -6,10 +6,11 @@ import StrataSQLite
 enum ScalarFunctions {
     /// Numeric view of a stored value, as SQLite converts operands of arithmetic: text becomes
     /// the number its prefix spells (or 0), NULL stays NULL.
+    /// The text `NaN` (how a NaN double is stored) is NaN.
     static func numeric(_ value: SQLiteValue) -> SQLiteValue {
         switch value {
         case .integer, .real, .null: return value
-        case .text(let text): return numericPrefix(text)
+        case .text(let text): return text == "NaN" ? .real(.nan) : numericPrefix(text)
         case .blob(let data): return numericPrefix(String(decoding: data, as: UTF8.self))
         }
     }
@@ -63,6 +64,15 @@ enum ScalarFunctions {
         return .real(Double(literal) ?? 0)
     }
 
+    /// A numeric stored value as a double (0 for anything else).
+    private static func real(_ value: SQLiteValue) -> Double {
+        switch value {
+        case .integer(let i): return Double(i)
+        case .real(let d): return d
+        default: return 0
+        }
+    }
+
     static func double(_ value: SQLiteValue) -> Double? {
         switch numeric(value) {
         case .integer(let v): return Double(v)
@@ -72,8 +82,16 @@ enum ScalarFunctions {
     }
 
     /// Applies a function with SQLite's rules: NULL in, NULL out; integer + - * stay integers
-    /// unless they overflow (then real); `/` is real division; division by zero is NULL.
+    /// unless they overflow (then real); `/` is real division; division by zero is NULL. A NaN
+    /// result is returned in stored form (the text `NaN`): SQLite would turn a NaN real into
+    /// NULL, and both engines must see the same value.
     static func apply(_ function: BoundFunction, _ args: [SQLiteValue]) -> SQLiteValue {
+        let result = compute(function, args)
+        if case .real(let v) = result, v.isNaN { return AttributeCodec.storedDouble(v) }
+        return result
+    }
+
+    private static func compute(_ function: BoundFunction, _ args: [SQLiteValue]) -> SQLiteValue {
         switch function {
         case .lowercase, .uppercase, .length:
             guard let first = args.first, case .text(let text) = first else {
@@ -88,61 +106,57 @@ enum ScalarFunctions {
         default:
             break
         }
-        let values = args.map(numeric)
-        if values.contains(where: \.isNull) { return .null }
-        func real(_ v: SQLiteValue) -> Double {
-            switch v {
-            case .integer(let i): return Double(i)
-            case .real(let d): return d
-            default: return 0
-            }
-        }
-        func arithmetic(_ intOp: (Int64, Int64) -> (Int64, Bool), _ realOp: (Double, Double) -> Double) -> SQLiteValue {
-            guard values.count == 2 else { return .null }
-            if case .integer(let a) = values[0], case .integer(let b) = values[1] {
-                let (result, overflow) = intOp(a, b)
+        // Numeric functions: one or two numeric operands (checked: the binder fixes the arity).
+        guard let first = args.first else { return .null }
+        let x = numeric(first)
+        let y = args.count > 1 ? numeric(args[1]) : .null
+        if x.isNull || (args.count > 1 && y.isNull) { return .null }
+        let a = real(x)
+        let b = real(y)
+        switch function {
+        case .add, .subtract, .multiply:
+            guard args.count == 2 else { return .null }
+            if case .integer(let i) = x, case .integer(let j) = y {
+                let (result, overflow): (Int64, Bool)
+                switch function {
+                case .add: (result, overflow) = i.addingReportingOverflow(j)
+                case .subtract: (result, overflow) = i.subtractingReportingOverflow(j)
+                default: (result, overflow) = i.multipliedReportingOverflow(by: j)
+                }
                 if !overflow { return .integer(result) }
             }
-            return .real(realOp(real(values[0]), real(values[1])))
-        }
-        switch function {
-        case .add: return arithmetic({ $0.addingReportingOverflow($1) }, +)
-        case .subtract: return arithmetic({ $0.subtractingReportingOverflow($1) }, -)
-        case .multiply: return arithmetic({ $0.multipliedReportingOverflow(by: $1) }, *)
-        case .divide:
-            guard values.count == 2, real(values[1]) != 0 else { return .null }
-            return .real(real(values[0]) / real(values[1]))
-        case .modulus:
-            guard values.count == 2 else { return .null }
-            if case .integer(let a) = values[0], case .integer(let b) = values[1] {
-                if b == 0 { return .null }
-                return .integer(b == -1 ? 0 : a % b)
+            switch function {
+            case .add: return .real(a + b)
+            case .subtract: return .real(a - b)
+            default: return .real(a * b)
             }
-            let b = real(values[1])
-            return b == 0 ? .null : .real(fmod(real(values[0]), b))
-        case .power: return values.count == 2 ? .real(pow(real(values[0]), real(values[1]))) : .null
+        case .divide:
+            guard args.count == 2, b != 0 else { return .null }
+            return .real(a / b)
+        case .modulus:
+            guard args.count == 2 else { return .null }
+            if case .integer(let i) = x, case .integer(let j) = y {
+                if j == 0 { return .null }
+                return .integer(j == -1 ? 0 : i % j)
+            }
+            return b == 0 ? .null : .real(fmod(a, b))
+        case .power: return args.count == 2 ? .real(pow(a, b)) : .null
         case .abs:
-            if case .integer(let v) = values[0] { return v == Int64.min ? .real(-Double(v)) : .integer(Swift.abs(v)) }
-            return .real(Swift.abs(real(values[0])))
+            if case .integer(let v) = x { return v == Int64.min ? .real(-Double(v)) : .integer(Swift.abs(v)) }
+            return .real(Swift.abs(a))
         case .floor:
-            if case .integer = values[0] { return values[0] }
-            return .real(Foundation.floor(real(values[0])))
+            if case .integer = x { return x }
+            return .real(Foundation.floor(a))
         case .ceiling:
-            if case .integer = values[0] { return values[0] }
-            return .real(Foundation.ceil(real(values[0])))
+            if case .integer = x { return x }
+            return .real(Foundation.ceil(a))
         case .trunc:
-            if case .integer = values[0] { return values[0] }
-            return .real(Foundation.trunc(real(values[0])))
-        case .sqrt:
-            let v = real(values[0])
-            return v < 0 ? .null : .real(Foundation.sqrt(v))
-        case .exp: return .real(Foundation.exp(real(values[0])))
-        case .ln:
-            let v = real(values[0])
-            return v <= 0 ? .null : .real(Foundation.log(v))
-        case .log:
-            let v = real(values[0])
-            return v <= 0 ? .null : .real(Foundation.log10(v))
+            if case .integer = x { return x }
+            return .real(Foundation.trunc(a))
+        case .sqrt: return a < 0 ? .null : .real(Foundation.sqrt(a))
+        case .exp: return .real(Foundation.exp(a))
+        case .ln: return a <= 0 ? .null : .real(Foundation.log(a))
+        case .log: return a <= 0 ? .null : .real(Foundation.log10(a))
         case .lowercase, .uppercase, .length:
             return .null
         }
@@ -157,57 +171,6 @@ enum ScalarFunctions {
         case .like: return StringMatching.like(text, pattern, options)
         case .matches: return try StringMatching.matches(text, pattern, options)
         default: return false
-        }
-    }
-}
-
-/// Aggregates over to-many relationships, with SQLite's rules (NULLs skipped; the sum of
-/// nothing is 0; the average, minimum and maximum of nothing are NULL; integer sums that
-/// overflow are an error, as in SQLite).
-enum AggregateFunctions {
-    static func apply(_ aggregate: BoundAggregate, _ values: [SQLiteValue], collation: ValueCollation) throws -> SQLiteValue {
-        switch aggregate {
-        case .count:
-            return .integer(Int64(values.count))
-        case .sum, .avg:
-            var integerSum: Int64 = 0
-            var realSum = 0.0
-            var allIntegers = true
-            for value in values {
-                switch ScalarFunctions.numeric(value) {
-                case .integer(let v):
-                    if allIntegers {
-                        let (sum, overflow) = integerSum.addingReportingOverflow(v)
-                        if overflow {
-                            if aggregate == .sum {
-                                throw StrataError(code: StrataError.Code.coreData, message: "integer overflow in @sum")
-                            }
-                        } else {
-                            integerSum = sum
-                        }
-                    }
-                    realSum += Double(v)
-                case .real(let v):
-                    allIntegers = false
-                    realSum += v
-                default:
-                    break
-                }
-            }
-            if aggregate == .sum { return allIntegers ? .integer(integerSum) : .real(realSum) }
-            guard !values.isEmpty else { return .null }
-            return .real(realSum / Double(values.count))
-        case .min, .max:
-            var best: SQLiteValue?
-            for value in values {
-                guard let current = best else {
-                    best = value
-                    continue
-                }
-                let order = ValueOrdering.compare(value, current, collation: collation)
-                if (aggregate == .min && order < 0) || (aggregate == .max && order > 0) { best = value }
-            }
-            return best ?? .null
         }
     }
 }

@@ -65,7 +65,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
 
     /// A copy of the state to read without holding the lock (copy-on-write: no copy is made);
     /// the pinned one when the current thread reads through a query generation of this store.
-    private func snapshotState() -> State {
+    func snapshotState() -> State {
         if let pinned = CurrentGeneration.value?.state(for: self) as? PinnedMemoryState { return pinned.state }
         return state.withLock { $0 }
     }
@@ -79,10 +79,11 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
     // MARK: Reading
 
     private func matchingRows(_ plan: FetchPlan, in current: State) throws -> [RowSnapshot] {
-        let rows = (current.tables[tableName(plan.entity)] ?? [:]).sorted { $0.key < $1.key }.map(\.value)
+        let rows = Self.rowsInKeyOrder(current.tables[tableName(plan.entity)] ?? [:])
         var matched: [any EvaluationRow] = []
+        let index = InMemoryToManyIndex(store: self, state: current)
         for row in rows {
-            let storeRow = StoredRow(snapshot: row, store: self, state: current)
+            let storeRow = StoredRow(snapshot: row, index: index)
             if try plan.matches(storeRow) { matched.append(storeRow) }
         }
         var ordered = try plan.sortRows(matched)
@@ -374,11 +375,12 @@ extension InMemoryStore.State {
     }
 }
 
-/// A stored row seen by the in-memory evaluator.
+/// A stored row seen by the in-memory evaluator. Two references, so it fits an existential's
+/// inline buffer (the evaluator passes rows as `any EvaluationRow` without allocating).
 struct StoredRow: EvaluationRow {
     let snapshot: RowSnapshot
-    let store: InMemoryStore
-    let state: InMemoryStore.State
+    /// The store state the fetch reads, with its to-many index.
+    let index: InMemoryToManyIndex
 
     var evaluationObjectID: ManagedObjectID { snapshot.objectID }
 
@@ -392,15 +394,17 @@ struct StoredRow: EvaluationRow {
 
     func evaluationToOneRow(slot: Int) -> (any EvaluationRow)? {
         guard let id = evaluationToOneID(slot: slot), let pk = id.primaryKey,
-              let row = state.tables[id.entity.rootEntity.name]?[pk] else { return nil }
-        return StoredRow(snapshot: row, store: store, state: state)
+              let row = index.state.tables[id.entity.rootEntity.name]?[pk] else { return nil }
+        return StoredRow(snapshot: row, index: index)
     }
 
     func evaluationToManyRows(slot: Int) -> [any EvaluationRow] {
-        let relationship = snapshot.entity.layout.toManyRelationships[slot]
-        return store.toMany(of: snapshot.objectID, relationship: relationship, in: state).compactMap { id in
-            guard let pk = id.primaryKey, let row = state.tables[id.entity.rootEntity.name]?[pk] else { return nil }
-            return StoredRow(snapshot: row, store: store, state: state)
+        let relationships = snapshot.entity.layout.toManyRelationships
+        guard slot < relationships.count, let owner = snapshot.objectID.primaryKey else { return [] }
+        let relationship = relationships[slot]
+        guard let destination = relationship.destinationEntity, let table = index.state.tables[destination.rootEntity.name] else { return [] }
+        return index.memberKeys(of: owner, relationship: relationship).compactMap { key in
+            table[key].map { StoredRow(snapshot: $0, index: index) }
         }
     }
 }

@@ -17,6 +17,14 @@ enum SQLiteCustomFunctions {
             guard case .integer(let code)? = args.first, let function = SQLNames.function(code: code) else { return .null }
             return ScalarFunctions.apply(function, Array(args.dropFirst()))
         }
+        for (name, decimal, average) in [
+            (SQLNames.sumAggregate, false, false), (SQLNames.averageAggregate, false, true),
+            (SQLNames.decimalSumAggregate, true, false), (SQLNames.decimalAverageAggregate, true, true),
+        ] {
+            try connection.registerAggregate(name, argumentCount: 1) {
+                AccumulatorState(accumulator: NumericAccumulator(decimal: decimal), average: average)
+            }
+        }
         func text(_ buffer: UnsafeRawBufferPointer) -> String {
             String(decoding: buffer, as: UTF8.self)
         }
@@ -34,5 +42,24 @@ enum SQLiteCustomFunctions {
                 Int32(StringMatching.compare(text(a), text(b), options))
             }
         }
+    }
+}
+
+/// `NumericAccumulator` as the state of a SQL aggregate (one group of one statement).
+private final class AccumulatorState: SQLiteAggregateState {
+    private var accumulator: NumericAccumulator
+    private let average: Bool
+
+    init(accumulator: NumericAccumulator, average: Bool) {
+        self.accumulator = accumulator
+        self.average = average
+    }
+
+    func step(_ arguments: [SQLiteValue]) throws {
+        accumulator.add(arguments.first ?? .null)
+    }
+
+    func finish() throws -> SQLiteValue {
+        average ? accumulator.average() : accumulator.sum()
     }
 }

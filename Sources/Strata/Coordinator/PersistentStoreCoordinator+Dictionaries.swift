@@ -1,0 +1,8 @@
+import Foundation
+
+/// Dictionary fetches, routed to the store holding the entity.
+extension PersistentStoreCoordinator {
+    func fetchDictionaryRows(_ plan: DictionaryPlan) throws -> [[RowEvaluator.Operand]] {
+        try store(for: plan.rows.entity).backend.fetchDictionaryRows(plan)
+    }
+}
