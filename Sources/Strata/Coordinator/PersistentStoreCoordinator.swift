@@ -95,6 +95,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         if let readers = options[PersistentStoreOption.maximumReaders] as? Int { configuration.maximumReaders = readers }
         if let shows = options[PersistentStoreOption.showsArgumentsInErrors] as? Bool { configuration.showsArgumentsInErrors = shows }
         if let records = options[PersistentStoreOption.recordsSQL] as? Bool { configuration.recordsSQL = records }
+        if let vfs = options[PersistentStoreOption.vfsName] as? String { configuration.vfsName = vfs }
         return configuration
     }
 

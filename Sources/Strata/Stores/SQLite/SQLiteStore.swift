@@ -13,6 +13,8 @@ struct SQLiteStoreConfiguration: Sendable {
     var showsArgumentsInErrors = false
     /// Report every statement to `SQLObservers` (test support) even without `STRATA_SQL_DEBUG`.
     var recordsSQL = false
+    /// The registered SQLite VFS to open connections with (`PersistentStoreOption.vfsName`).
+    var vfsName: String?
 }
 
 /// The SQLite persistent store: Core Data's layout (see `SQLiteSchema`), one writer and a pool
@@ -46,6 +48,7 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
             options.journalMode = configuration.journalMode
             options.synchronous = configuration.synchronous
             options.showsArgumentsInErrors = configuration.showsArgumentsInErrors
+            options.vfsName = configuration.vfsName
             let connection: SQLiteConnection
             do {
                 connection = try SQLiteConnection(path: path, configuration: options)
