@@ -5,6 +5,8 @@
 // Layering (a lower target never imports a higher one):
 //   CSQLite ← StrataSQLite ← Strata ← StrataTestSupport / StrataDemo / Stress / Benchmarks
 // CJemalloc is linked only by the Stress and Benchmarks executables, never by the library.
+// CStrataFaultVFS (an I/O-fault-injecting SQLite VFS) is linked only by the reliability harness
+// and its tests, never by the library.
 
 import PackageDescription
 
@@ -67,6 +69,10 @@ let package = Package(
             dependencies: ["Strata", "StrataSQLite", "StrataTestSupport", "CJemalloc"],
             path: "Stress/StrataStress",
             swiftSettings: strictSettings
+        ),
+        .target(
+            name: "CStrataFaultVFS",
+            dependencies: ["CSQLite"]
         ),
         .testTarget(
             name: "StrataTests",
