@@ -74,6 +74,23 @@ let package = Package(
             name: "CStrataFaultVFS",
             dependencies: ["CSQLite"]
         ),
+        .target(
+            name: "ReliabilityKit",
+            dependencies: ["Strata", "StrataSQLite", "CSQLite", "CStrataFaultVFS"],
+            path: "Stress/ReliabilityKit",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "StrataReliability",
+            dependencies: ["ReliabilityKit", "Strata", "StrataSQLite"],
+            path: "Stress/StrataReliability",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ReliabilityTests",
+            dependencies: ["ReliabilityKit", "Strata", "StrataSQLite", "StrataTestSupport", "CStrataFaultVFS"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "StrataTests",
             dependencies: ["Strata", "StrataSQLite", "StrataTestSupport"],
