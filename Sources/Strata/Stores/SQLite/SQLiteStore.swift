@@ -137,6 +137,12 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
             return metadata
         }
         if readOnly { return try body() }
+        // Opening an existing, complete store reads only: it must not wait for (or time out
+        // behind) another process's write transaction. The write lock is taken only when the
+        // schema or an index must be created.
+        if let metadata = try connection.transaction(.deferred, { try completeStoreMetadata(on: connection, schema: schema, model: model, url: url) }) {
+            return metadata
+        }
         return try connection.transaction(.immediate, body)
     }
 
