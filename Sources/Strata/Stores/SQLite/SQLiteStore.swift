@@ -53,7 +53,7 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
             do {
                 connection = try SQLiteConnection(path: path, configuration: options)
             } catch let error as SQLiteError {
-                throw StrataError.sqlite(error, while: "Opening the store", url: url, defaultCode: StrataError.Code.persistentStoreOpen)
+                throw Self.openError(error, url: url)
             }
             for (name, value) in configuration.pragmas.sorted(by: { $0.key < $1.key }) {
                 try connection.execute("PRAGMA \(name) = \(value)")
@@ -66,6 +66,7 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
         let writer = try open(readOnly: configuration.readOnly)
+        if !configuration.readOnly && writer.isReadOnly { throw Self.readOnlyFileError(url: url) }
         let metadata: [String: any Sendable]
         do {
             metadata = try Self.prepareSchema(on: writer, schema: schema, model: model, url: url, readOnly: configuration.readOnly)
