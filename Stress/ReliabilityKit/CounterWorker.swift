@@ -46,6 +46,16 @@ public enum CounterWorker {
         }
 
         init(counters: Int) { increments = Array(repeating: 0, count: counters) }
+
+        /// Counts a timeout error that came `elapsed` seconds after its call started.
+        mutating func record(timeoutAfter elapsed: TimeInterval, limit: TimeInterval, _ error: StrataError) {
+            if elapsed + 0.002 < limit {
+                earlyTimeouts += 1
+                FileHandle.standardError.write(Data("counter-worker: timeout after \(elapsed) s < \(limit) s: \(error)\n".utf8))
+            } else {
+                timeouts += 1
+            }
+        }
     }
 
     /// Runs the worker; returns the exit code.
@@ -57,14 +67,21 @@ public enum CounterWorker {
         let timeout = settings.timeout ?? 5
         var random = SplitMix64(seed: arguments.uint64("seed", 1))
         var tally = Tally(counters: counters)
-        let stack: BankStack
-        do {
-            stack = try BankStack(url: URL(fileURLWithPath: path), settings: settings)
-        } catch {
-            FileHandle.standardError.write(Data("counter-worker: cannot open: \(error)\n".utf8))
-            return 3
-        }
         let deadline = Date().addingTimeInterval(seconds)
+        // Opening reads the store, which can time out too (rollback journal, short timeout).
+        var opened: BankStack?
+        while opened == nil {
+            let started = Date()
+            do {
+                opened = try BankStack(url: URL(fileURLWithPath: path), settings: settings)
+            } catch let error as StrataError where error.code == StrataError.Code.persistentStoreTimeout && Date() < deadline {
+                tally.record(timeoutAfter: Date().timeIntervalSince(started), limit: timeout, error)
+            } catch {
+                FileHandle.standardError.write(Data("counter-worker: cannot open: \(error)\n".utf8))
+                return 3
+            }
+        }
+        guard let stack = opened else { return 3 }
         var pending: Int?
         while Date() < deadline {
             let index = pending ?? Int(random.next() % UInt64(counters))
@@ -87,13 +104,7 @@ public enum CounterWorker {
                 tally.conflicts += 1
                 pending = index  // read again and retry the same increment
             } catch let error as StrataError where error.code == StrataError.Code.persistentStoreTimeout {
-                let elapsed = Date().timeIntervalSince(started)
-                if elapsed + 0.002 < timeout {
-                    tally.earlyTimeouts += 1
-                    FileHandle.standardError.write(Data("counter-worker: timeout after \(elapsed) s < \(timeout) s: \(error)\n".utf8))
-                } else {
-                    tally.timeouts += 1
-                }
+                tally.record(timeoutAfter: Date().timeIntervalSince(started), limit: timeout, error)
             } catch let error as StrataError where error.sqliteCode == SQLITE_BUSY || error.sqliteCode == SQLITE_LOCKED {
                 tally.busyNotTimeout += 1
                 FileHandle.standardError.write(Data("counter-worker: busy surfaced as \(error.code): \(error)\n".utf8))

@@ -20,7 +20,7 @@ public struct Figure: Sendable, CustomStringConvertible {
     public var passes: Bool { !mustBeZero || value == 0 }
 
     public var description: String {
-        let padded = name.padding(toLength: 46, withPad: " ", startingAt: 0)
+        let padded = name.padding(toLength: 52, withPad: " ", startingAt: 0)
         return "  \(padded) \(String(value).leftPadded(to: 9))" + (mustBeZero ? (value == 0 ? "   (must be 0: ok)" : "   (must be 0: FAIL)") : "")
     }
 }
