@@ -6,7 +6,9 @@
 //   CSQLite ← StrataSQLite ← Strata ← StrataTestSupport / StrataDemo / Stress / Benchmarks
 // CJemalloc is linked only by the Stress and Benchmarks executables, never by the library.
 // CStrataFaultVFS (an I/O-fault-injecting SQLite VFS) is linked only by the reliability harness
-// and its tests, never by the library.
+// and its tests, never by the library. The libFuzzer target is built by `make fuzz` with swiftc
+// directly (it needs -sanitize=fuzzer, an unsafe flag here); its oracle, PredicateFuzzOracle, is
+// a target so the corpus regression test replays inputs exactly as the fuzzer saw them.
 
 import PackageDescription
 
@@ -86,9 +88,15 @@ let package = Package(
             path: "Stress/StrataReliability",
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "PredicateFuzzOracle",
+            dependencies: ["Strata"],
+            path: "Fuzz/PredicateOracle",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["ReliabilityKit", "Strata", "StrataSQLite", "StrataTestSupport", "CStrataFaultVFS"],
+            dependencies: ["ReliabilityKit", "Strata", "StrataSQLite", "StrataTestSupport", "CStrataFaultVFS", "PredicateFuzzOracle"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,0 +1,29 @@
+import Foundation
+import PredicateFuzzOracle
+import Strata
+import Testing
+
+/// The predicate fuzzer's corpus (Fuzz/corpus/predicates), replayed through the fuzzer's own
+/// oracle: every seed, and every crash input the fuzzer ever saved (crash-*), must pass.
+@Suite("Predicate fuzz corpus")
+struct FuzzCorpusTests {
+    static let corpus = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fuzz/corpus/predicates")
+
+    static var inputs: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: corpus.path)) ?? []).sorted()
+    }
+
+    @Test("Every corpus input passes the fuzzer's oracle")
+    func corpusReplays() throws {
+        let names = Self.inputs
+        #expect(names.count >= 30)
+        let stores = try FuzzStores()
+        for name in names {
+            let bytes = try [UInt8](Data(contentsOf: Self.corpus.appendingPathComponent(name)))
+            let problem = PredicateOracle.check(bytes, stores: stores)
+            #expect(problem == nil, "\(name): \(problem ?? "")")
+        }
+    }
+}
