@@ -26,4 +26,25 @@ struct FuzzCorpusTests {
             #expect(problem == nil, "\(name): \(problem ?? "")")
         }
     }
+
+    @Test("Nesting deeper than the limit is a syntax error, not a stack overflow", arguments: [
+        String(repeating: "(", count: 3_000) + "age == 1" + String(repeating: ")", count: 3_000),
+        String(repeating: "NOT ", count: 3_000) + "age == 1",
+        "age IN " + String(repeating: "{", count: 3_000) + "1" + String(repeating: "}", count: 3_000),
+        "age == " + String(repeating: "-", count: 3_000) + "1",
+    ])
+    func deepNesting(format: String) {
+        #expect {
+            _ = try ObjectPredicate(validatingFormat: format)
+        } throws: { error in
+            (error as? StrataError)?.message.contains("nested too deeply") ?? false
+        }
+    }
+
+    @Test("Nesting up to the limit still parses")
+    func nestingWithinTheLimit() throws {
+        let format = String(repeating: "(", count: 60) + "age == 1" + String(repeating: ")", count: 60)
+        let predicate = try ObjectPredicate(validatingFormat: format)
+        #expect(predicate.evaluate(with: ["age": Int64(1)]))
+    }
 }

@@ -24,6 +24,14 @@ struct PredicateParser {
     private var position = 0
     private var arguments: [Any?]
     private var argumentIndex = 0
+    /// How deep the recursive descent is now (see ``maximumNestingDepth``).
+    private var depth = 0
+
+    /// The deepest nesting accepted, counted in parentheses, `NOT`s, unary minuses, braces and
+    /// function calls. Deeper input is a syntax error instead of a stack overflow here or in the
+    /// recursive binder, evaluators, formatter and SQL compiler that walk the tree (found by the
+    /// predicate fuzzer: a few thousand "(" crashed the process).
+    static let maximumNestingDepth = 128
 
     init(format: String, arguments: [Any?]) throws {
         self.tokens = try PredicateLexer(format).tokenize()
@@ -53,6 +61,14 @@ struct PredicateParser {
     private var current: PredicateToken { tokens[min(position, tokens.count - 1)] }
 
     private mutating func advance() { position = min(position + 1, tokens.count - 1) }
+
+    /// Enters one level of nesting; callers leave it with `defer { depth -= 1 }`.
+    private mutating func enterNesting() throws {
+        guard depth < Self.maximumNestingDepth else {
+            throw PredicateSyntaxError(message: "The predicate is nested too deeply (more than \(Self.maximumNestingDepth) levels of parentheses, NOT, braces, minus signs or function calls)", offset: current.offset)
+        }
+        depth += 1
+    }
 
     private func isSymbol(_ symbol: String) -> Bool {
         if case .symbol(let s) = current.kind { return s == symbol }
@@ -107,6 +123,8 @@ struct PredicateParser {
     }
 
     private mutating func notPredicate() throws -> PredicateNode {
+        try enterNesting()
+        defer { depth -= 1 }
         if isKeyword("NOT") || isSymbol("!") {
             advance()
             return .not(try notPredicate())
@@ -256,6 +274,8 @@ struct PredicateParser {
     }
 
     private mutating func unary() throws -> ExpressionNode {
+        try enterNesting()
+        defer { depth -= 1 }
         if isSymbol("-") {
             advance()
             let operand = try unary()
@@ -332,6 +352,8 @@ struct PredicateParser {
     }
 
     private mutating func primary() throws -> ExpressionNode {
+        try enterNesting()
+        defer { depth -= 1 }
         let token = current
         switch token.kind {
         case .integer(let value):
