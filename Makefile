@@ -4,7 +4,7 @@ SWIFT ?= swift
 JOBS ?= 2
 PACKAGES := libsqlite3-dev libjemalloc-dev
 
-.PHONY: deps run test stress stress-tsan bench bench-quick reliability fuzz fuzz-quick fuzz-build lint docs clean
+.PHONY: deps run test stress stress-tsan bench bench-quick reliability reliability-quick fuzz fuzz-quick fuzz-build lint docs clean
 
 # Installs the system libraries when pkg-config cannot find them (needs root, as in CI).
 deps:
@@ -38,6 +38,19 @@ bench: deps
 
 bench-quick: deps
 	$(SWIFT) run -c release -j $(JOBS) StrataBenchmarks --quick $(BENCH_ARGS)
+
+# Reliability harness (docs/reliability.md): SIGKILL crash loop, I/O-fault sweep, disk full,
+# read-only media, several processes, negative controls. `reliability` is the full run (release
+# build, at least 1,000 kills, every fault point); `reliability-quick` is what CI runs (debug
+# build, shared with `make test`). Mount-based parts print SKIP unless run as root.
+RELIABILITY_ARGS ?=
+reliability: deps
+	$(SWIFT) build -c release -j $(JOBS) --product StrataReliability
+	./.build/release/StrataReliability full $(RELIABILITY_ARGS)
+
+reliability-quick: deps
+	$(SWIFT) build -j $(JOBS) --product StrataReliability
+	./.build/debug/StrataReliability quick $(RELIABILITY_ARGS)
 
 # libFuzzer over the predicate parser (Fuzz/README.md). Built with swiftc directly, not SwiftPM:
 # -sanitize=fuzzer would be an unsafe flag in Package.swift. StrataSQLite and Strata become

@@ -14,6 +14,7 @@ struct CrashAndProcessTests {
         let directory = TemporaryDirectory(prefix: "strata-crash")
         var configuration = CrashLoop.Configuration(executable: executable, directory: directory.url, kills: 12, seed: 21)
         configuration.killsPerStore = 6
+        configuration.maximumDelay = 0.8  // leave a loaded machine time to start the child and save
         let report = CrashLoop(configuration).run()
         #expect(report.passes, "\(report.lines.joined(separator: "\n"))")
         #expect(report.figures.first { $0.name == "kills" }?.value == 12)
