@@ -29,29 +29,33 @@ public struct BankCheck: Sendable, CustomStringConvertible {
 public enum BankChecker {
     /// Opens the store with Strata (which recovers a hot journal or WAL), then checks it.
     /// `acknowledged` is the highest save number the writer reported as saved.
-    public static func check(_ url: URL, settings: StoreSettings, book: RecipeBook, acknowledged: Int64) -> BankCheck {
+    public static func check(_ url: URL, auditURL: URL? = nil, settings: StoreSettings, book: RecipeBook, acknowledged: Int64) -> BankCheck {
         let stack: BankStack
         do {
-            stack = try BankStack(url: url, settings: settings.withoutVFS)
+            stack = try BankStack(url: url, auditURL: auditURL, settings: settings.withoutVFS)
         } catch {
             return BankCheck(isCorrupt: true, problems: ["Strata cannot open the store: \(error)"], lastSave: 0, lostAcknowledged: Int(max(0, acknowledged)), committedNotAcknowledged: 0, invariantHolds: false)
         }
         defer { stack.close() }
         let contents: StoreContents
+        let audit: StoreContents?
         do {
             contents = try StoreContents.read(url)
+            audit = try auditURL.map { try StoreContents.read($0) }
         } catch {
             return BankCheck(isCorrupt: true, problems: ["The file cannot be read with SQL: \(error)"], lastSave: 0, lostAcknowledged: Int(max(0, acknowledged)), committedNotAcknowledged: 0, invariantHolds: false)
         }
-        var result = verify(contents, book: book, acknowledged: acknowledged)
+        var result = verify(contents, audit: audit, book: book, acknowledged: acknowledged)
         result.problems += compareWithStrata(stack, contents: contents)
         return result
     }
 
     /// Checks file contents against the recipes (no Strata involved).
-    public static func verify(_ contents: StoreContents, book: RecipeBook, acknowledged: Int64) -> BankCheck {
+    /// `audit` holds the AuditEntry rows of a two-store stack (nil: they are in `contents`).
+    public static func verify(_ contents: StoreContents, audit: StoreContents? = nil, book: RecipeBook, acknowledged: Int64) -> BankCheck {
         var problems: [String] = []
-        let corrupt = contents.integrity != "ok"
+        if let audit, audit.integrity != "ok" { problems.append("audit store integrity_check: \(audit.integrity.prefix(300))") }
+        let corrupt = contents.integrity != "ok" || (audit.map { $0.integrity != "ok" } ?? false)
         if corrupt { problems.append("integrity_check: \(contents.integrity.prefix(300))") }
         // Accounts.
         let expectedTotal = Int64(book.accounts) * BankModel.initialBalance
@@ -99,6 +103,22 @@ public enum BankChecker {
                 issues.append("transfers differ (\(stored.count) stored, \(recipe.transfers.count) planned)")
             }
             if !issues.isEmpty { problems.append("save \(number) partially applied or wrong: " + issues.joined(separator: ", ")) }
+        }
+        // Audit entries: one per audited save, in the audit store, and none for a missing save
+        // (a save spanning two stores lands in both or in neither).
+        var audits: [Int64: [Int64]] = [:]
+        for entry in (audit ?? contents).audits { audits[entry.saveNumber, default: []].append(entry.total) }
+        for (number, totals) in audits.sorted(by: { $0.key < $1.key }) {
+            if byNumber[number] == nil {
+                problems.append("split save \(number): its audit entry is stored, its SaveRecord is not")
+            } else if totals.count > 1 {
+                problems.append("save \(number) has \(totals.count) audit entries")
+            }
+        }
+        for record in byNumber.values.sorted(by: { $0.number < $1.number }) where record.kind == SaveRecipe.Route.audited.rawValue {
+            if audits[record.number]?.first != record.total {
+                problems.append("split save \(record.number): its SaveRecord is stored, its audit entry is \(audits[record.number] == nil ? "not" : "wrong")")
+            }
         }
         // Balances: exactly what the stored saves produce.
         let expected = SaveRecipe.balances(after: recipes, accounts: book.accounts)

@@ -10,6 +10,8 @@ import Strata
 ///   and a payload blob with its checksum, so a partially applied save is visible.
 /// - `Transfer(saveNumber, source, target, amount, record)`.
 /// - `Counter(name, value)`: for the several-process read-modify-write workload.
+/// - `AuditEntry(saveNumber, total)`: written by `.audited` saves, in a second store when the
+///   stack has one (configurations "Bank" and "Audit"), so one save spans two store files.
 public enum BankModel {
     /// Every account's balance in a new store.
     public static let initialBalance: Int64 = 1_000
@@ -46,8 +48,21 @@ public enum BankModel {
             AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: ""),
             AttributeDescription(name: "value", type: .integer64, isOptional: false, defaultValue: Int64(0)),
         ]
-        return ManagedObjectModel(entities: [account, record, transfer, counter])
+        let audit = EntityDescription(name: "AuditEntry")
+        audit.properties = [
+            AttributeDescription(name: "saveNumber", type: .integer64, isOptional: false, defaultValue: Int64(0)),
+            AttributeDescription(name: "total", type: .integer64, isOptional: false, defaultValue: Int64(0)),
+        ]
+        let model = ManagedObjectModel(entities: [account, record, transfer, counter, audit])
+        model.setEntities([account, record, transfer, counter], forConfigurationName: bankConfiguration)
+        model.setEntities([audit], forConfigurationName: auditConfiguration)
+        return model
     }
+
+    /// The configuration of every entity but AuditEntry (the bank store of a two-store stack).
+    public static let bankConfiguration = "Bank"
+    /// The configuration holding AuditEntry (the audit store of a two-store stack).
+    public static let auditConfiguration = "Audit"
 }
 
 /// The journal mode of a store under test.
@@ -116,12 +131,22 @@ public final class BankStack: @unchecked Sendable {
     /// The store file.
     public let url: URL
 
-    /// Opens (creating if needed) the store at `url`.
-    public init(url: URL, settings: StoreSettings) throws {
+    /// The audit store of a two-store stack.
+    public let auditStore: PersistentStore?
+
+    /// Opens (creating if needed) the store at `url` holding every entity or, with `auditURL`,
+    /// two stores: the bank entities at `url` and AuditEntry at `auditURL`.
+    public init(url: URL, auditURL: URL? = nil, settings: StoreSettings) throws {
         self.url = url
         model = BankModel.make()
         coordinator = PersistentStoreCoordinator(managedObjectModel: model, name: "reliability")
-        store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: settings.options)
+        if let auditURL {
+            store = try coordinator.addPersistentStore(type: .sqlite, configuration: BankModel.bankConfiguration, at: url, options: settings.options)
+            auditStore = try coordinator.addPersistentStore(type: .sqlite, configuration: BankModel.auditConfiguration, at: auditURL, options: settings.options)
+        } else {
+            store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: settings.options)
+            auditStore = nil
+        }
     }
 
     /// A new private-queue root context.
@@ -136,5 +161,6 @@ public final class BankStack: @unchecked Sendable {
     /// when the last context using the coordinator is gone).
     public func close() {
         try? coordinator.remove(store)
+        if let auditStore { try? coordinator.remove(auditStore) }
     }
 }

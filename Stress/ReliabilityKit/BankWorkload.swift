@@ -6,8 +6,9 @@ public enum BankWorkload {
     /// Creates a store at `url` holding accounts 1…`accounts` (each with
     /// ``BankModel/initialBalance`` and `paddingLength` characters of padding, which spreads the
     /// accounts over more pages) and no saves yet.
-    public static func createStore(at url: URL, settings: StoreSettings, accounts: Int, paddingLength: Int = 64) throws {
-        let stack = try BankStack(url: url, settings: settings)
+    /// With `auditURL`, AuditEntry rows live in a second store there.
+    public static func createStore(at url: URL, auditURL: URL? = nil, settings: StoreSettings, accounts: Int, paddingLength: Int = 64) throws {
+        let stack = try BankStack(url: url, auditURL: auditURL, settings: settings)
         defer { stack.close() }
         let context = stack.newContext(name: "setup")
         try context.performAndWait {
@@ -66,6 +67,12 @@ public enum BankWorkload {
             row.setValue(transfer.amount, forKey: "amount")
             row.setValue(record, forKey: "record")
         }
+        if recipe.route == .audited {
+            guard let auditEntity = model.entitiesByName["AuditEntry"] else { throw HarnessError("The bank model has no AuditEntry") }
+            let audit = ManagedObject(entity: auditEntity, insertInto: context)
+            audit.setValue(recipe.number, forKey: "saveNumber")
+            audit.setValue(recipe.total, forKey: "total")
+        }
         return record
     }
 
@@ -78,7 +85,7 @@ public enum BankWorkload {
     /// Stages `recipe` along its route up to the root context, without writing to the store.
     public static func prepare(_ recipe: SaveRecipe, root: ManagedObjectContext) throws -> PreparedSave {
         switch recipe.route {
-        case .plain, .permanentIDs:
+        case .plain, .permanentIDs, .audited:
             let record = try root.performAndWait { try stage(recipe, in: root) }
             return PreparedSave(recipe: recipe, root: root, child: nil, childRecord: nil, record: record)
         case .chain:

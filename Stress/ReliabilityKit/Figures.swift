@@ -58,7 +58,7 @@ public struct PartReport: Sendable {
         var result = ["\(passes ? "PASS" : "FAIL") \(name) (\(String(format: "%.1f", seconds)) s)"]
         result += figures.map(\.description)
         result += notes.map { "    · " + $0 }
-        result += details.prefix(12).map { "    ! " + $0 }
+        result += details.prefix(ProcessInfo.processInfo.environment["STRATA_RELIABILITY_DETAILS"].flatMap { Int($0) } ?? 12).map { "    ! " + $0 }
         return result
     }
 }
@@ -78,7 +78,7 @@ public struct DetailLog: Sendable {
     private let limit: Int
 
     /// Creates a log keeping `limit` items.
-    public init(limit: Int = 20) { self.limit = limit }
+    public init(limit: Int = ProcessInfo.processInfo.environment["STRATA_RELIABILITY_DETAILS"].flatMap { Int($0) } ?? 20) { self.limit = limit }
 
     /// Records one detail.
     public mutating func add(_ text: String) {

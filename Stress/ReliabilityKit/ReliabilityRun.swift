@@ -55,7 +55,7 @@ public struct ReliabilityRun {
             var configuration = FaultSweep.Configuration(directory: directory.appendingPathComponent("faults"), seed: seed, vfs: vfs)
             if quick {
                 configuration.settings = [StoreSettings(journal: .wal), StoreSettings(journal: .delete, synchronous: "FULL")]
-                configuration.routes = [.plain, .chain]
+                configuration.routes = [.plain, .chain, .audited]
                 configuration.deadline = Date().addingTimeInterval(120)
             }
             var report = FaultSweep(configuration).run()

@@ -21,6 +21,9 @@ public struct SaveRecipe: Sendable {
         case chain
         /// The root context obtains permanent IDs first (a transaction of its own), then saves.
         case permanentIDs
+        /// A root save that also inserts an AuditEntry (in the audit store of a two-store
+        /// stack: one save, two store files). Never chosen at random.
+        case audited
     }
 
     /// The save's number (1, 2, 3…).

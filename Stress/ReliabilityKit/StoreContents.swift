@@ -40,6 +40,8 @@ public struct StoreContents: Sendable {
     public var transfers: [Transfer]
     /// Counter values by name.
     public var counters: [String: Int64]
+    /// AuditEntry rows: total by save number (a list, to see duplicates).
+    public var audits: [(saveNumber: Int64, total: Int64)] = []
 
     /// Reads the store at `url`. `readWrite` lets the connection roll back a hot journal left by
     /// a failed transaction; it never changes the journal mode.
@@ -65,6 +67,9 @@ public struct StoreContents: Sendable {
         }
         for row in try db.rows("SELECT ZNAME, ZVALUE FROM ZCOUNTER") {
             contents.counters[row[0].text ?? ""] = row[1].int64
+        }
+        for row in try db.rows("SELECT ZSAVENUMBER, ZTOTAL FROM ZAUDITENTRY") {
+            contents.audits.append((saveNumber: row[0].int64, total: row[1].int64))
         }
         return contents
     }

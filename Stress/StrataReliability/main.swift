@@ -48,8 +48,9 @@ case "faults":
     var configuration = FaultSweep.Configuration(directory: directory, seed: seed, vfs: vfs)
     if arguments.flag("quick") {
         configuration.settings = [StoreSettings(journal: .wal), StoreSettings(journal: .delete, synchronous: "FULL")]
-        configuration.routes = [.plain, .chain]
+        configuration.routes = [.plain, .chain, .audited]
     }
+    if let route = arguments.string("route").flatMap(SaveRecipe.Route.init(rawValue:)) { configuration.routes = [route] }
     finish([FaultSweep(configuration).run()], removing: directory)
 case "disk":
     let directory = scratch("disk")
