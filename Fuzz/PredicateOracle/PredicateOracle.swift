@@ -166,6 +166,13 @@ public final class FuzzStores: @unchecked Sendable {
         return context
     }
 
+    /// The names of the items matching `format` in each store (nil where the fetch throws), to
+    /// check the fetches are really exercised.
+    public func matches(_ format: String) -> (memory: [String]?, sqlite: [String]?) {
+        let predicate = ObjectPredicate(format: format)
+        return (fetch(predicate, from: memory), fetch(predicate, from: sqlite))
+    }
+
     /// The names of the items matching `predicate`, sorted; nil when the fetch throws.
     func fetch(_ predicate: ObjectPredicate, from context: ManagedObjectContext) -> [String]? {
         context.performAndWait {

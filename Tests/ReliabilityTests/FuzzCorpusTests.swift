@@ -27,6 +27,23 @@ struct FuzzCorpusTests {
         }
     }
 
+    @Test("The oracle's fetches run in both stores and agree on the seeds")
+    func fetchesAreExercised() throws {
+        let stores = try FuzzStores()
+        let ann = stores.matches("name == 'Ann'")
+        #expect(ann.memory == ["Ann"] && ann.sqlite == ["Ann"])
+        var answered = 0
+        for name in Self.inputs where name.hasPrefix("seed-") {
+            let format = try String(contentsOf: Self.corpus.appendingPathComponent(name), encoding: .utf8)
+            let result = stores.matches(format)
+            if let memory = result.memory, let sqlite = result.sqlite {
+                answered += 1
+                #expect(memory == sqlite, "\(name): \(format)")
+            }
+        }
+        #expect(answered >= 15)
+    }
+
     @Test("Nesting deeper than the limit is a syntax error, not a stack overflow", arguments: [
         String(repeating: "(", count: 3_000) + "age == 1" + String(repeating: ")", count: 3_000),
         String(repeating: "NOT ", count: 3_000) + "age == 1",
