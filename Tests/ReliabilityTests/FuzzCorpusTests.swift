@@ -58,6 +58,25 @@ struct FuzzCorpusTests {
         }
     }
 
+    @Test("A long left-associative chain is as deep as it is long: refused past the limit")
+    func longChains() {
+        let chain = "age == " + Array(repeating: "1", count: 150).joined(separator: " - ")
+        #expect(throws: StrataError.self) { _ = try ObjectPredicate(validatingFormat: chain) }
+        #expect(throws: StrataError.self) { _ = try ObjectExpression(validatingFormat: Array(repeating: "age", count: 150).joined(separator: " + ")) }
+    }
+
+    @Test("The printed form of a tree just under the limit parses back (it parenthesises every level)", arguments: [
+        String(repeating: "NOT ", count: 90) + "age == 1",
+        "age == " + String(repeating: "-", count: 95) + "score",
+        "age == " + Array(repeating: "score", count: 95).joined(separator: " - "),
+        "age IN " + String(repeating: "{", count: 90) + "1" + String(repeating: "}", count: 90),
+    ])
+    func roundTripNearTheLimit(format: String) throws {
+        let predicate = try ObjectPredicate(validatingFormat: format)
+        let reparsed = try ObjectPredicate(validatingFormat: predicate.predicateFormat)
+        #expect(reparsed == predicate)
+    }
+
     @Test("Nesting up to the limit still parses")
     func nestingWithinTheLimit() throws {
         let format = String(repeating: "(", count: 60) + "age == 1" + String(repeating: ")", count: 60)

@@ -27,11 +27,15 @@ struct PredicateParser {
     /// How deep the recursive descent is now (see ``maximumNestingDepth``).
     private var depth = 0
 
-    /// The deepest nesting accepted, counted in parentheses, `NOT`s, unary minuses, braces and
-    /// function calls. Deeper input is a syntax error instead of a stack overflow here or in the
-    /// recursive binder, evaluators, formatter and SQL compiler that walk the tree (found by the
-    /// predicate fuzzer: a few thousand "(" crashed the process).
-    static let maximumNestingDepth = 128
+    /// The deepest tree accepted. A deeper predicate or expression is a syntax error instead of
+    /// a stack overflow in the recursive binder, evaluators, formatter and SQL compiler that walk
+    /// the tree (found by the predicate fuzzer: a few thousand "(" crashed the process).
+    static let maximumTreeDepth = 100
+
+    /// The deepest recursion of the parser itself, counted in parentheses, `NOT`s, unary
+    /// minuses, braces and function calls. Several times `maximumTreeDepth`, so that the
+    /// printed form of any accepted tree (which parenthesises every level) parses again.
+    static let maximumNestingDepth = 5 * maximumTreeDepth
 
     init(format: String, arguments: [Any?]) throws {
         self.tokens = try PredicateLexer(format).tokenize()
@@ -44,6 +48,7 @@ struct PredicateParser {
         guard case .end = current.kind else {
             throw PredicateSyntaxError(message: "Unexpected \(describe(current)) after the end of the predicate", offset: current.offset)
         }
+        if node.isDeeper(than: Self.maximumTreeDepth) { throw tooDeep() }
         return node
     }
 
@@ -53,6 +58,7 @@ struct PredicateParser {
         guard case .end = current.kind else {
             throw PredicateSyntaxError(message: "Unexpected \(describe(current)) after the end of the expression", offset: current.offset)
         }
+        if node.isDeeper(than: Self.maximumTreeDepth) { throw tooDeep() }
         return node
     }
 
@@ -64,10 +70,12 @@ struct PredicateParser {
 
     /// Enters one level of nesting; callers leave it with `defer { depth -= 1 }`.
     private mutating func enterNesting() throws {
-        guard depth < Self.maximumNestingDepth else {
-            throw PredicateSyntaxError(message: "The predicate is nested too deeply (more than \(Self.maximumNestingDepth) levels of parentheses, NOT, braces, minus signs or function calls)", offset: current.offset)
-        }
+        guard depth < Self.maximumNestingDepth else { throw tooDeep(offset: current.offset) }
         depth += 1
+    }
+
+    private func tooDeep(offset: Int = 0) -> PredicateSyntaxError {
+        PredicateSyntaxError(message: "The predicate is nested too deeply (more than \(Self.maximumTreeDepth) levels of parentheses, NOT, braces, minus signs, function calls or chained operators)", offset: offset)
     }
 
     private func isSymbol(_ symbol: String) -> Bool {
