@@ -4,7 +4,7 @@ SWIFT ?= swift
 JOBS ?= 2
 PACKAGES := libsqlite3-dev libjemalloc-dev
 
-.PHONY: deps run test stress stress-tsan bench bench-quick reliability fuzz lint docs clean
+.PHONY: deps run test stress stress-tsan bench bench-quick reliability reliability-quick fuzz fuzz-quick fuzz-build lint docs clean
 
 # Installs the system libraries when pkg-config cannot find them (needs root, as in CI).
 deps:
@@ -49,6 +49,53 @@ bench: deps
 
 bench-quick: deps
 	$(SWIFT) run -c release -j $(JOBS) StrataBenchmarks --quick $(BENCH_ARGS)
+
+# Reliability harness (docs/reliability.md): SIGKILL crash loop, I/O-fault sweep, disk full,
+# read-only media, several processes, negative controls. `reliability` is the full run (release
+# build, at least 1,000 kills, every fault point); `reliability-quick` is what CI runs (debug
+# build, shared with `make test`). Mount-based parts print SKIP unless run as root.
+RELIABILITY_ARGS ?=
+reliability: deps
+	$(SWIFT) build -c release -j $(JOBS) --product StrataReliability
+	./.build/release/StrataReliability full $(RELIABILITY_ARGS)
+
+reliability-quick: deps
+	$(SWIFT) build -j $(JOBS) --product StrataReliability
+	./.build/debug/StrataReliability quick $(RELIABILITY_ARGS)
+
+# libFuzzer over the predicate parser (Fuzz/README.md). Built with swiftc directly, not SwiftPM:
+# -sanitize=fuzzer would be an unsafe flag in Package.swift. StrataSQLite and Strata become
+# static libraries with coverage (-sanitize=fuzzer,address on a library only instruments it),
+# then the fuzzer links them. FUZZ_SECONDS bounds the run (`fuzz-quick`: 60 s, for CI).
+FUZZ_DIR := .build/fuzz
+FUZZ_SECONDS ?= 300
+SWIFTC ?= swiftc
+FUZZ_FLAGS := -swift-version 6 -package-name strata -parse-as-library -sanitize=fuzzer,address -Onone -g \
+	-I Sources/CSQLite -I $(FUZZ_DIR)
+STRATA_SQLITE_SOURCES := $(shell find Sources/StrataSQLite -name '*.swift' | sort)
+STRATA_SOURCES := $(shell find Sources/Strata -name '*.swift' | sort)
+FUZZER_SOURCES := $(wildcard Fuzz/PredicateOracle/*.swift) $(wildcard Fuzz/PredicateFuzzer/*.swift)
+
+$(FUZZ_DIR)/libStrataSQLite.a: $(STRATA_SQLITE_SOURCES)
+	@mkdir -p $(FUZZ_DIR)
+	$(SWIFTC) $(FUZZ_FLAGS) -emit-library -static -emit-module -module-name StrataSQLite \
+		-emit-module-path $(FUZZ_DIR)/StrataSQLite.swiftmodule $(STRATA_SQLITE_SOURCES) -o $@
+
+$(FUZZ_DIR)/libStrata.a: $(STRATA_SOURCES) $(FUZZ_DIR)/libStrataSQLite.a
+	$(SWIFTC) $(FUZZ_FLAGS) -emit-library -static -emit-module -module-name Strata \
+		-emit-module-path $(FUZZ_DIR)/Strata.swiftmodule $(STRATA_SOURCES) -o $@
+
+$(FUZZ_DIR)/predicate-fuzzer: $(FUZZER_SOURCES) $(FUZZ_DIR)/libStrata.a
+	$(SWIFTC) $(FUZZ_FLAGS) -module-name PredicateFuzzer $(FUZZER_SOURCES) \
+		-L $(FUZZ_DIR) -lStrata -lStrataSQLite -lsqlite3 -use-ld=lld -o $@
+
+fuzz-build: deps $(FUZZ_DIR)/predicate-fuzzer
+
+fuzz: fuzz-build
+	Fuzz/run-fuzzer.sh $(FUZZ_SECONDS)
+
+fuzz-quick: fuzz-build
+	Fuzz/run-fuzzer.sh 60
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Stress Benchmarks

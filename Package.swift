@@ -6,6 +6,10 @@
 //   CSQLite ← StrataSQLite ← Strata ← StrataTestSupport ← StrataStressKit ← StrataStress / tests;
 //   Strata ← StrataDemo / Benchmarks
 // CJemalloc is linked only by the Stress and Benchmarks executables, never by the library.
+// CStrataFaultVFS (an I/O-fault-injecting SQLite VFS) is linked only by the reliability harness
+// and its tests, never by the library. The libFuzzer target is built by `make fuzz` with swiftc
+// directly (it needs -sanitize=fuzzer, an unsafe flag here); its oracle, PredicateFuzzOracle, is
+// a target so the corpus regression test replays inputs exactly as the fuzzer saw them.
 
 import PackageDescription
 
@@ -73,6 +77,33 @@ let package = Package(
             name: "StrataStress",
             dependencies: ["Strata", "StrataSQLite", "StrataTestSupport", "StrataStressKit", "CJemalloc"],
             path: "Stress/StrataStress",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "CStrataFaultVFS",
+            dependencies: ["CSQLite"]
+        ),
+        .target(
+            name: "ReliabilityKit",
+            dependencies: ["Strata", "StrataSQLite", "CSQLite", "CStrataFaultVFS"],
+            path: "Stress/ReliabilityKit",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "StrataReliability",
+            dependencies: ["ReliabilityKit", "Strata", "StrataSQLite"],
+            path: "Stress/StrataReliability",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "PredicateFuzzOracle",
+            dependencies: ["Strata"],
+            path: "Fuzz/PredicateOracle",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ReliabilityTests",
+            dependencies: ["ReliabilityKit", "Strata", "StrataSQLite", "StrataTestSupport", "CStrataFaultVFS", "PredicateFuzzOracle"],
             swiftSettings: strictSettings
         ),
         .testTarget(

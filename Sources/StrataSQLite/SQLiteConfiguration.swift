@@ -33,6 +33,10 @@ public struct SQLiteConfiguration: Sendable {
     public var showsArgumentsInErrors = false
     /// How many prepared statements the connection keeps.
     public var statementCacheCapacity = 64
+    /// The name of a registered SQLite VFS to open the file with (`sqlite3_open_v2`'s `zVfs`);
+    /// `nil` (the default) uses SQLite's default VFS. Strata itself never registers a VFS: this
+    /// exists so tests and tools can open stores through a wrapper (fault injection, tracing).
+    public var vfsName: String?
 
     /// Creates the default configuration: read-write, WAL, `synchronous=NORMAL`, 5 s busy timeout.
     public init() {}

@@ -24,7 +24,7 @@ public final class SQLiteConnection {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         flags |= configuration.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let rc = sqlite3_open_v2(path, &db, flags, configuration.vfsName)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open database"
             let extended = db.map { sqlite3_extended_errcode($0) } ?? rc
@@ -118,6 +118,9 @@ public final class SQLiteConnection {
     public var changes: Int { Int(sqlite3_changes(handle)) }
     /// Whether a transaction is open on this connection.
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    /// Whether SQLite opened the database read-only: asked for, or because the file or its
+    /// media cannot be written (SQLite then falls back to read-only without an error).
+    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
     /// Runs `body` inside a transaction: committed when it returns, rolled back when it throws.
     public func transaction<T>(_ kind: SQLiteTransactionKind = .immediate, _ body: () throws -> T) throws -> T {

@@ -95,6 +95,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         if let readers = options[PersistentStoreOption.maximumReaders] as? Int { configuration.maximumReaders = readers }
         if let shows = options[PersistentStoreOption.showsArgumentsInErrors] as? Bool { configuration.showsArgumentsInErrors = shows }
         if let records = options[PersistentStoreOption.recordsSQL] as? Bool { configuration.recordsSQL = records }
+        if let vfs = options[PersistentStoreOption.vfsName] as? String { configuration.vfsName = vfs }
         return configuration
     }
 
@@ -247,7 +248,8 @@ extension PersistentStoreCoordinator: ParentStore {
             }
             return try store.backend.save(changes)
         }
-        // Several stores: split by store; each part is its own transaction.
+        // Several stores: split by store, then one transaction per store, nested (see
+        // `saveNested`), so the save lands in all stores or in none.
         var parts: [ObjectIdentifier: (PersistentStore, StoreChangeSet)] = [:]
         func part(_ id: ManagedObjectID) throws -> ObjectIdentifier {
             let store = id.isTemporaryID ? try store(for: id.entity) : try store(for: id)
@@ -259,11 +261,42 @@ extension PersistentStoreCoordinator: ParentStore {
         for update in changes.updates { parts[try part(update.objectID)]?.1.updates.append(update) }
         for deletion in changes.deletes { parts[try part(deletion.objectID)]?.1.deletes.append(deletion) }
         for change in changes.toManyChanges { parts[try part(change.owner)]?.1.toManyChanges.append(change) }
+        return try saveNested(Array(parts.values))
+    }
+
+    /// Saves the parts of a change set that spans several stores, each store's transaction
+    /// held open while the next store writes: any failure before the commits (a constraint,
+    /// a version conflict, a lock timeout, an I/O error while writing) rolls every store back.
+    /// Stores commit innermost first; if a COMMIT fails after an inner store committed, the
+    /// save is split and the error is 134040 (`persistentStoreIncompleteSave`), naming the
+    /// stores that committed. Stores are nested in one order for every coordinator (in-memory
+    /// stores outermost, their commit cannot fail; then SQLite files by path), so two saves
+    /// never wait for each other's locks in opposite orders.
+    private func saveNested(_ parts: [(PersistentStore, StoreChangeSet)]) throws -> StoreSaveResult {
+        let ordered = parts.sorted { a, b in
+            let (aMemory, bMemory) = (a.0.type == .inMemory, b.0.type == .inMemory)
+            if aMemory != bMemory { return aMemory }
+            return (a.0.url?.path ?? a.0.identifier) < (b.0.url?.path ?? b.0.identifier)
+        }
         var result = StoreSaveResult()
-        for (store, part) in parts.values {
-            let partial = try store.backend.save(part)
+        var committed: [PersistentStore] = []
+        func save(from index: Int) throws {
+            guard index < ordered.count else { return }
+            let (store, part) = ordered[index]
+            let partial = try store.backend.save(part, holdingTransactionOpenFor: { try save(from: index + 1) })
+            committed.append(store)
             result.permanentIDs.merge(partial.permanentIDs) { $1 }
             result.versions.merge(partial.versions) { $1 }
+        }
+        do {
+            try save(from: 0)
+        } catch {
+            guard !committed.isEmpty else { throw error }
+            var incomplete = StrataError.wrapping(error, while: "Saving", url: nil)
+            let names = committed.map { $0.url?.lastPathComponent ?? $0.identifier }.joined(separator: ", ")
+            incomplete.message = "The save spanned several stores and is incomplete: \(names) committed, then another store failed to commit (\(incomplete.message)). The context still holds every change; saving it again would write the committed part twice: reset or refetch first."
+            incomplete.code = StrataError.Code.persistentStoreIncompleteSave
+            throw incomplete
         }
         return result
     }

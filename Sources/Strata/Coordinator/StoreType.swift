@@ -34,4 +34,10 @@ public enum PersistentStoreOption {
     public static let showsArgumentsInErrors = "StrataShowsArgumentsInErrorsOption"
     /// `Bool`: report every statement to the coordinator's SQL observers (test support).
     public static let recordsSQL = "StrataRecordsSQLOption"
+    /// `String`: the name of a SQLite VFS, registered by the app with `sqlite3_vfs_register`
+    /// before the store is added, that every connection of the store opens the file with
+    /// (default: SQLite's default VFS). Strata never registers one itself; Strata's reliability
+    /// harness uses this to inject I/O faults (see docs/reliability.md). Adding a store with an
+    /// unknown name fails with 134080 (`SQLITE_ERROR`, "no such vfs").
+    public static let vfsName = "StrataVFSNameOption"
 }

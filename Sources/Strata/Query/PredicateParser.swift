@@ -24,11 +24,18 @@ struct PredicateParser {
     private var position = 0
     private var arguments: [Any?]
     private var argumentIndex = 0
-    /// How deeply the parse is nested (parentheses, operands, NOT and minus chains).
+    /// How deep the recursive descent is now (see ``maximumNestingDepth``).
     private var depth = 0
 
-    /// The deepest nesting accepted: deeper input is an error, never a stack overflow.
-    static let maximumDepth = 100
+    /// The deepest tree accepted. A deeper predicate or expression is a syntax error instead of
+    /// a stack overflow in the recursive binder, evaluators, formatter and SQL compiler that walk
+    /// the tree (found by the predicate fuzzer: a few thousand "(" crashed the process).
+    static let maximumTreeDepth = 100
+
+    /// The deepest recursion of the parser itself, counted in parentheses, `NOT`s, unary
+    /// minuses, braces and function calls. Several times `maximumTreeDepth`, so that the
+    /// printed form of any accepted tree (which parenthesises every level) parses again.
+    static let maximumNestingDepth = 5 * maximumTreeDepth
 
     init(format: String, arguments: [Any?]) throws {
         self.tokens = try PredicateLexer(format).tokenize()
@@ -41,6 +48,7 @@ struct PredicateParser {
         guard case .end = current.kind else {
             throw PredicateSyntaxError(message: "Unexpected \(describe(current)) after the end of the predicate", offset: current.offset)
         }
+        if node.isDeeper(than: Self.maximumTreeDepth) { throw tooDeep() }
         return node
     }
 
@@ -50,6 +58,7 @@ struct PredicateParser {
         guard case .end = current.kind else {
             throw PredicateSyntaxError(message: "Unexpected \(describe(current)) after the end of the expression", offset: current.offset)
         }
+        if node.isDeeper(than: Self.maximumTreeDepth) { throw tooDeep() }
         return node
     }
 
@@ -58,6 +67,16 @@ struct PredicateParser {
     private var current: PredicateToken { tokens[min(position, tokens.count - 1)] }
 
     private mutating func advance() { position = min(position + 1, tokens.count - 1) }
+
+    /// Enters one level of nesting; callers leave it with `defer { depth -= 1 }`.
+    private mutating func enterNesting() throws {
+        guard depth < Self.maximumNestingDepth else { throw tooDeep(offset: current.offset) }
+        depth += 1
+    }
+
+    private func tooDeep(offset: Int = 0) -> PredicateSyntaxError {
+        PredicateSyntaxError(message: "The predicate is nested too deeply (more than \(Self.maximumTreeDepth) levels of parentheses, NOT, braces, minus signs, function calls or chained operators)", offset: offset)
+    }
 
     private func isSymbol(_ symbol: String) -> Bool {
         if case .symbol(let s) = current.kind { return s == symbol }
@@ -74,14 +93,6 @@ struct PredicateParser {
             throw PredicateSyntaxError(message: "Expected '\(symbol)' \(context), found \(describe(current))", offset: current.offset)
         }
         advance()
-    }
-
-    /// Enters one level of nesting; throws past ``maximumDepth``. Pair with `depth -= 1`.
-    private mutating func enter() throws {
-        depth += 1
-        if depth > Self.maximumDepth {
-            throw PredicateSyntaxError(message: "The predicate is nested too deeply (more than \(Self.maximumDepth) levels)", offset: current.offset)
-        }
     }
 
     private func describe(_ token: PredicateToken) -> String {
@@ -102,7 +113,7 @@ struct PredicateParser {
     // MARK: Predicates
 
     private mutating func orPredicate() throws -> PredicateNode {
-        try enter()
+        try enterNesting()
         defer { depth -= 1 }
         var terms = [try andPredicate()]
         while isKeyword("OR") || isSymbol("||") {
@@ -122,10 +133,10 @@ struct PredicateParser {
     }
 
     private mutating func notPredicate() throws -> PredicateNode {
+        try enterNesting()
+        defer { depth -= 1 }
         if isKeyword("NOT") || isSymbol("!") {
             advance()
-            try enter()
-            defer { depth -= 1 }
             return .not(try notPredicate())
         }
         if isKeyword("TRUEPREDICATE") {
@@ -244,14 +255,14 @@ struct PredicateParser {
     // MARK: Expressions
 
     private mutating func expression() throws -> ExpressionNode {
-        try enter()
+        try enterNesting()
         var levels = 1
         defer { depth -= levels }
         var node = try term()
         while isSymbol("+") || isSymbol("-") {
             let name = isSymbol("+") ? "add:to:" : "from:subtract:"
             advance()
-            try enter()
+            try enterNesting()
             levels += 1
             node = .function(name, [node, try term()])
         }
@@ -265,7 +276,7 @@ struct PredicateParser {
         while isSymbol("*") || isSymbol("/") {
             let name = isSymbol("*") ? "multiply:by:" : "divide:by:"
             advance()
-            try enter()
+            try enterNesting()
             levels += 1
             node = .function(name, [node, try power()])
         }
@@ -278,7 +289,7 @@ struct PredicateParser {
         var node = try unary()
         while isSymbol("**") {
             advance()
-            try enter()
+            try enterNesting()
             levels += 1
             node = .function("raise:toPower:", [node, try unary()])
         }
@@ -286,10 +297,10 @@ struct PredicateParser {
     }
 
     private mutating func unary() throws -> ExpressionNode {
+        try enterNesting()
+        defer { depth -= 1 }
         if isSymbol("-") {
             advance()
-            try enter()
-            defer { depth -= 1 }
             let operand = try unary()
             switch operand {
             case .constant(.integer(let v)) where v != Int64.min: return .constant(.integer(-v))
@@ -307,7 +318,7 @@ struct PredicateParser {
         var node = try primary()
         while true {
             if isSymbol(".") || isSymbol("[") {
-                try enter()
+                try enterNesting()
                 levels += 1
             }
             if isSymbol(".") {
@@ -370,6 +381,8 @@ struct PredicateParser {
     }
 
     private mutating func primary() throws -> ExpressionNode {
+        try enterNesting()
+        defer { depth -= 1 }
         let token = current
         switch token.kind {
         case .integer(let value):

@@ -27,6 +27,11 @@ protocol StoreBackend: AnyObject, Sendable {
     func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [ManagedObjectID]]
     /// Writes a change set in one transaction: all of it or none of it.
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult
+    /// Writes a change set in one transaction that stays open while `body` runs and commits
+    /// after it returns; rolls back if the write or `body` throws. The coordinator nests the
+    /// saves of several stores through `body`, so a save spanning them lands in all or none,
+    /// except when a COMMIT fails after an inner store committed (reported as 134040).
+    func save(_ changes: StoreChangeSet, holdingTransactionOpenFor body: () throws -> Void) throws -> StoreSaveResult
     /// Hands out `count` new primary keys for rows of `entity`'s table.
     func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64]
     /// Closes the store's connections.

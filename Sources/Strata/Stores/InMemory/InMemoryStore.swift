@@ -161,10 +161,15 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
     }
 
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
+        try save(changes, holdingTransactionOpenFor: {})
+    }
+
+    func save(_ changes: StoreChangeSet, holdingTransactionOpenFor body: () throws -> Void) throws -> StoreSaveResult {
         try state.withLock { current in
             var working = current
             let result = try apply(changes, to: &working)
-            current = working  // all or nothing
+            try body()
+            current = working  // all or nothing; cannot fail once `body` returned
             return result
         }
     }

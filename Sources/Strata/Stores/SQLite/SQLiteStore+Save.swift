@@ -30,11 +30,22 @@ extension SQLiteStore {
     }
 
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
-        if changes.isEmpty { return StoreSaveResult() }
+        try save(changes, holdingTransactionOpenFor: {})
+    }
+
+    func save(_ changes: StoreChangeSet, holdingTransactionOpenFor body: () throws -> Void) throws -> StoreSaveResult {
+        if changes.isEmpty {
+            try body()
+            return StoreSaveResult()
+        }
         if configuration.readOnly { throw readOnlyError() }
         do {
             return try pool.withWriter { connection in
-                try connection.transaction(.immediate) { try write(changes, on: connection) }
+                try connection.transaction(.immediate) {
+                    let result = try write(changes, on: connection)
+                    try body()
+                    return result
+                }
             }
         } catch let error as StrataError {
             throw error

@@ -13,6 +13,8 @@ struct SQLiteStoreConfiguration: Sendable {
     var showsArgumentsInErrors = false
     /// Report every statement to `SQLObservers` (test support) even without `STRATA_SQL_DEBUG`.
     var recordsSQL = false
+    /// The registered SQLite VFS to open connections with (`PersistentStoreOption.vfsName`).
+    var vfsName: String?
 }
 
 /// The SQLite persistent store: Core Data's layout (see `SQLiteSchema`), one writer and a pool
@@ -46,11 +48,12 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
             options.journalMode = configuration.journalMode
             options.synchronous = configuration.synchronous
             options.showsArgumentsInErrors = configuration.showsArgumentsInErrors
+            options.vfsName = configuration.vfsName
             let connection: SQLiteConnection
             do {
                 connection = try SQLiteConnection(path: path, configuration: options)
             } catch let error as SQLiteError {
-                throw StrataError.sqlite(error, while: "Opening the store", url: url, defaultCode: StrataError.Code.persistentStoreOpen)
+                throw Self.openError(error, url: url)
             }
             for (name, value) in configuration.pragmas.sorted(by: { $0.key < $1.key }) {
                 try connection.execute("PRAGMA \(name) = \(value)")
@@ -63,6 +66,7 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
         let writer = try open(readOnly: configuration.readOnly)
+        if !configuration.readOnly && writer.isReadOnly { throw Self.readOnlyFileError(url: url) }
         let metadata: [String: any Sendable]
         do {
             metadata = try Self.prepareSchema(on: writer, schema: schema, model: model, url: url, readOnly: configuration.readOnly)
@@ -134,6 +138,12 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
             return metadata
         }
         if readOnly { return try body() }
+        // Opening an existing, complete store reads only: it must not wait for (or time out
+        // behind) another process's write transaction. The write lock is taken only when the
+        // schema or an index must be created.
+        if let metadata = try connection.transaction(.deferred, { try completeStoreMetadata(on: connection, schema: schema, model: model, url: url) }) {
+            return metadata
+        }
         return try connection.transaction(.immediate, body)
     }
 

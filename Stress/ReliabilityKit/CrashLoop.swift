@@ -1,0 +1,186 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The SIGKILL crash loop: a child process saves through Strata and acknowledges each save;
+/// the parent kills it at a random moment (a timer, or an exact I/O operation through the fault
+/// VFS), reopens the store with Strata and checks it.
+public struct CrashLoop {
+    /// What to run.
+    public struct Configuration: Sendable {
+        /// The `StrataReliability` executable (it runs `bank-child`).
+        public var executable: String
+        /// A folder for the stores.
+        public var directory: URL
+        /// How many kills.
+        public var kills: Int
+        /// The run's seed.
+        public var seed: UInt64
+        /// Journal modes, taken in turn, one store each.
+        public var journals: [JournalMode] = [.wal, .delete]
+        /// A new store after this many kills.
+        public var killsPerStore = 25
+        /// Accounts per store.
+        public var accounts = 48
+        /// The latest a timer kill comes after the child starts (seconds).
+        public var maximumDelay: TimeInterval = 0.35
+        /// The share of kills made at an exact I/O operation (the rest by a timer).
+        public var exactKillShare = 0.5
+        /// Stop early after this moment (the figures say how many kills were done).
+        public var deadline: Date?
+
+        /// Creates a configuration.
+        public init(executable: String, directory: URL, kills: Int, seed: UInt64) {
+            self.executable = executable
+            self.directory = directory
+            self.kills = kills
+            self.seed = seed
+        }
+    }
+
+    /// The counts of a run.
+    public struct Figures: Sendable {
+        public var kills = 0
+        public var exactKills = 0
+        public var killsByJournal: [JournalMode: Int] = [:]
+        public var hotJournals = 0
+        public var corrupt = 0
+        public var inconsistent = 0
+        public var lostAcknowledged = 0
+        public var committedNotAcknowledged = 0
+        public var acknowledgedSaves = 0
+        public var childFailures = 0
+        public var stores = 0
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+
+    /// Creates a loop.
+    public init(_ configuration: Configuration) { self.configuration = configuration }
+
+    private struct StoreState {
+        var url: URL
+        var journal: JournalMode
+        var book: RecipeBook
+        /// The highest save known durable: acknowledged, or seen in the store at a check.
+        var confirmed: Int64 = 0
+        var killsLeft: Int
+    }
+
+    /// Runs the loop and returns its report.
+    public func run() -> PartReport {
+        let started = Date()
+        var figures = Figures()
+        var details = DetailLog()
+        var random = SplitMix64(seed: configuration.seed, stream: 0xC0A5)
+        var current: StoreState?
+        try? FileManager.default.createDirectory(at: configuration.directory, withIntermediateDirectories: true)
+        for index in 0..<configuration.kills {
+            if let deadline = configuration.deadline, Date() > deadline { break }
+            if current == nil || current?.killsLeft == 0 {
+                if let old = current { removeStore(old.url) }
+                let journal = configuration.journals[figures.stores % configuration.journals.count]
+                let url = configuration.directory.appendingPathComponent("crash-\(figures.stores).sqlite")
+                removeStore(url)
+                let book = RecipeBook(seed: configuration.seed &+ UInt64(figures.stores) &* 7_919, accounts: configuration.accounts)
+                do {
+                    try BankWorkload.createStore(at: url, settings: StoreSettings(journal: journal), accounts: configuration.accounts)
+                } catch {
+                    details.add("cannot create store \(url.lastPathComponent): \(error)")
+                    figures.childFailures += 1
+                    break
+                }
+                current = StoreState(url: url, journal: journal, book: book, killsLeft: configuration.killsPerStore)
+                figures.stores += 1
+            }
+            guard var state = current else { break }
+            state.killsLeft -= 1
+            var arguments = ["bank-child", "--store", state.url.path, "--journal", state.journal.rawValue] + state.book.arguments
+            let exact = Double(random.next() % 1_000) / 1_000 < configuration.exactKillShare
+            var delay = 0.005 + Double(random.next() % 1_000) / 1_000 * configuration.maximumDelay
+            if exact {
+                let kinds: [FaultVFS.Kind] = [.write, .write, .write, .sync, .truncate, .delete]
+                let kind = kinds[Int(random.next() % UInt64(kinds.count))]
+                let k = Int(random.next() % (kind == .write ? 400 : 40))
+                arguments += ["--kill-at", "\(kind.rawValue):any:\(k)"]
+                delay = configuration.maximumDelay * 2  // a fallback timer
+            }
+            let stderrPath = configuration.directory.appendingPathComponent("child.stderr").path
+            let child: ChildProcess
+            do {
+                child = try ChildProcess(executable: configuration.executable, arguments: arguments, stderrPath: stderrPath)
+            } catch {
+                details.add("cannot start the child: \(error)")
+                figures.childFailures += 1
+                break
+            }
+            let endedEarly = child.sleep(delay)
+            let termination = child.killAndReap()
+            figures.kills += 1
+            figures.killsByJournal[state.journal, default: 0] += 1
+            if termination != .signaled(SIGKILL) {
+                figures.childFailures += 1
+                details.add("kill \(index): the child ended by itself (\(termination)): \(child.errorOutput.suffix(400))")
+            } else if exact && endedEarly {
+                figures.exactKills += 1
+            }
+            let acknowledged = BankChild.lastAcknowledged(child.outputLines)
+            figures.acknowledgedSaves += Int(max(0, acknowledged - state.confirmed))
+            if state.journal == .delete, let size = fileSize(state.url.path + "-journal"), size > 0 {
+                figures.hotJournals += 1
+            }
+            let check = BankChecker.check(state.url, settings: StoreSettings(journal: state.journal), book: state.book, acknowledged: max(acknowledged, state.confirmed))
+            if check.isCorrupt { figures.corrupt += 1 }
+            figures.lostAcknowledged += check.lostAcknowledged
+            figures.committedNotAcknowledged += Int(max(0, check.lastSave - max(acknowledged, state.confirmed)))
+            if !check.isConsistent {
+                figures.inconsistent += 1
+                details.add("kill \(index) (\(state.journal), \(exact ? "exact" : "timer")) on \(state.url.lastPathComponent): \(check)")
+                // Keep the damaged store for inspection; go on with a new one.
+                state.killsLeft = 0
+                current = state
+                let keep = configuration.directory.appendingPathComponent("damaged-\(index).sqlite")
+                try? FileManager.default.copyItem(at: state.url, to: keep)
+                continue
+            }
+            state.confirmed = max(state.confirmed, acknowledged, check.lastSave)
+            current = state
+            if (index + 1) % 100 == 0 {
+                Progress.note("crash loop: \(index + 1) kills, \(figures.acknowledgedSaves) acknowledged saves, \(figures.inconsistent) damaged stores")
+            }
+        }
+        if let state = current { removeStore(state.url) }
+        return PartReport(
+            name: "SIGKILL crash loop",
+            figures: [
+                Figure("kills", figures.kills),
+                Figure("  of which in WAL mode", figures.killsByJournal[.wal] ?? 0),
+                Figure("  of which in rollback-journal mode", figures.killsByJournal[.delete] ?? 0),
+                Figure("  of which at an exact I/O operation", figures.exactKills),
+                Figure("stores", figures.stores),
+                Figure("acknowledged saves", figures.acknowledgedSaves),
+                Figure("hot journals found after a kill", figures.hotJournals),
+                Figure("corrupt stores", figures.corrupt, mustBeZero: true),
+                Figure("acknowledged saves lost", figures.lostAcknowledged, mustBeZero: true),
+                Figure("inconsistent stores (partial save, invariant)", figures.inconsistent, mustBeZero: true),
+                Figure("saves committed but not acknowledged", figures.committedNotAcknowledged),
+                Figure("child failures (harness)", figures.childFailures, mustBeZero: true),
+            ],
+            details: details.items, seconds: Date().timeIntervalSince(started))
+    }
+}
+
+/// Removes a store file and its journal, WAL and shared-memory files.
+public func removeStore(_ url: URL) {
+    for suffix in ["", "-journal", "-wal", "-shm"] {
+        try? FileManager.default.removeItem(atPath: url.path + suffix)
+    }
+}
+
+/// The size of a file, or nil when it does not exist.
+public func fileSize(_ path: String) -> Int64? {
+    guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
+    return (attributes[.size] as? NSNumber)?.int64Value
+}

@@ -1,0 +1,87 @@
+import Foundation
+import ReliabilityKit
+
+// StrataReliability: Strata's reliability harness (docs/reliability.md).
+//
+//   quick | full            every part, with the summary figures (CI runs `quick`)
+//   crash | faults | disk | processes | controls
+//                           one part
+//   bank-child | counter-worker | lock-holder
+//                           the child processes the parts start
+//   create-store | check    make a bank store / check one by hand
+//
+// Options: --seed N (default 1), --dir PATH (scratch folder), --kills N, --seconds S.
+
+let arguments = Arguments(Array(CommandLine.arguments.dropFirst()))
+let command = arguments.positional.first ?? "help"
+let seed = arguments.uint64("seed", 1)
+
+/// A scratch folder for one command, under --dir or the temporary directory.
+func scratch(_ name: String) -> URL {
+    URL(fileURLWithPath: arguments.string("dir") ?? NSTemporaryDirectory()).appendingPathComponent("strata-\(name)-\(getpid())")
+}
+
+/// Prints a part's report, removes its folder, exits with its verdict.
+func finish(_ reports: [PartReport], removing directory: URL) -> Never {
+    reports.flatMap(\.lines).forEach { StandardOutput.writeLine($0) }
+    try? FileManager.default.removeItem(at: directory)
+    exit(reports.allSatisfy(\.passes) ? 0 : 1)
+}
+
+switch command {
+case "quick", "full":
+    var run = ReliabilityRun(level: command == "quick" ? .quick : .full, seed: seed, executable: HarnessExecutable.current, directory: scratch("reliability"))
+    run.kills = arguments.string("kills").flatMap { Int($0) }
+    run.processSeconds = arguments.string("seconds").flatMap { Double($0) }
+    exit(run.run { StandardOutput.writeLine($0) } ? 0 : 1)
+case "crash":
+    let directory = scratch("crash")
+    var configuration = CrashLoop.Configuration(executable: HarnessExecutable.current, directory: directory, kills: arguments.int("kills", 100), seed: seed)
+    configuration.killsPerStore = arguments.int("kills-per-store", 25)
+    finish([CrashLoop(configuration).run()], removing: directory)
+case "faults":
+    guard let vfs = FaultVFS.register() else {
+        print("cannot register the fault VFS")
+        exit(1)
+    }
+    let directory = scratch("faults")
+    var configuration = FaultSweep.Configuration(directory: directory, seed: seed, vfs: vfs)
+    if arguments.flag("quick") {
+        configuration.settings = [StoreSettings(journal: .wal), StoreSettings(journal: .delete, synchronous: "FULL")]
+        configuration.routes = [.plain, .chain, .audited]
+    }
+    if let route = arguments.string("route").flatMap(SaveRecipe.Route.init(rawValue:)) { configuration.routes = [route] }
+    finish([FaultSweep(configuration).run()], removing: directory)
+case "disk":
+    let directory = scratch("disk")
+    finish([DiskFull(directory: directory, seed: seed).run(), ReadOnlyMedia(directory: directory, seed: seed).run()], removing: directory)
+case "processes":
+    let directory = scratch("processes")
+    var configuration = MultiProcess.Configuration(executable: HarnessExecutable.current, directory: directory, seed: seed)
+    configuration.seconds = arguments.double("seconds", 5)
+    finish([MultiProcess(configuration).run()], removing: directory)
+case "controls":
+    let directory = scratch("controls")
+    finish([NegativeControls(executable: HarnessExecutable.current, directory: directory, seed: seed).run()], removing: directory)
+case "bank-child":
+    exit(BankChild.run(arguments))
+case "counter-worker":
+    exit(CounterWorker.run(arguments))
+case "lock-holder":
+    exit(LockHolder.run(arguments))
+case "create-store":
+    do {
+        try BankWorkload.createStore(at: URL(fileURLWithPath: arguments.string("store") ?? "bank.sqlite"), settings: arguments.storeSettings(), accounts: arguments.int("accounts", 32))
+    } catch {
+        print("create-store: \(error)")
+        exit(1)
+    }
+case "check":
+    let url = URL(fileURLWithPath: arguments.string("store") ?? "bank.sqlite")
+    let check = BankChecker.check(url, settings: arguments.storeSettings(), book: arguments.recipeBook(), acknowledged: Int64(arguments.int("ack", 0)))
+    print(check)
+    exit(check.isConsistent ? 0 : 1)
+default:
+    print("usage: StrataReliability quick|full|crash|faults|disk|processes|controls [--seed N] [--dir PATH] [--kills N] [--seconds S]")
+    exit(command == "help" ? 0 : 2)
+}

@@ -1,0 +1,44 @@
+import Foundation
+import ReliabilityKit
+import StrataTestSupport
+import Testing
+
+/// The harness executable, built next to the test runner by `swift build --build-tests`.
+let harnessExecutable = HarnessExecutable.sibling()
+
+@Suite("Crash loop, negative controls and several processes (child processes)", .enabled(if: harnessExecutable != nil, "StrataReliability is not built next to the test runner"))
+struct CrashAndProcessTests {
+    @Test("Killing a writer (timer and exact I/O points) never corrupts a store nor loses an acknowledged save, in both journal modes")
+    func crashLoop() throws {
+        let executable = try #require(harnessExecutable)
+        let directory = TemporaryDirectory(prefix: "strata-crash")
+        var configuration = CrashLoop.Configuration(executable: executable, directory: directory.url, kills: 12, seed: 21)
+        configuration.killsPerStore = 6
+        configuration.maximumDelay = 0.8  // leave a loaded machine time to start the child and save
+        let report = CrashLoop(configuration).run()
+        #expect(report.passes, "\(report.lines.joined(separator: "\n"))")
+        #expect(report.figures.first { $0.name == "kills" }?.value == 12)
+        #expect((report.figures.first { $0.name == "acknowledged saves" }?.value ?? 0) > 0)
+    }
+
+    @Test("The checker sees a deleted hot journal and a WAL store copied without its -wal file")
+    func negativeControls() throws {
+        let executable = try #require(harnessExecutable)
+        let directory = TemporaryDirectory(prefix: "strata-controls")
+        let report = NegativeControls(executable: executable, directory: directory.url, seed: 22).run()
+        #expect(report.passes, "\(report.lines.joined(separator: "\n"))")
+        #expect((report.figures.first { $0.name.hasPrefix("hot journals deleted") }?.value ?? 0) > 0)
+        #expect(report.figures.first { $0.name.hasPrefix("WAL stores copied") }?.value == 1)
+    }
+
+    @Test("Four processes incrementing counters lose no update; busy only surfaces as 134090 after the timeout")
+    func severalProcesses() throws {
+        let executable = try #require(harnessExecutable)
+        let directory = TemporaryDirectory(prefix: "strata-processes")
+        var configuration = MultiProcess.Configuration(executable: executable, directory: directory.url, seed: 23)
+        configuration.seconds = 1
+        let report = MultiProcess(configuration).run()
+        #expect(report.passes, "\(report.lines.joined(separator: "\n"))")
+        #expect((report.figures.first { $0.name == "increments acknowledged" }?.value ?? 0) > 0)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import PredicateFuzzOracle
+import Strata
+import Testing
+
+/// The predicate fuzzer's corpus (Fuzz/corpus/predicates), replayed through the fuzzer's own
+/// oracle: every seed, and every crash input the fuzzer ever saved (crash-*), must pass.
+@Suite("Predicate fuzz corpus")
+struct FuzzCorpusTests {
+    static let corpus = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fuzz/corpus/predicates")
+
+    static var inputs: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: corpus.path)) ?? []).sorted()
+    }
+
+    @Test("Every corpus input passes the fuzzer's oracle")
+    func corpusReplays() throws {
+        let names = Self.inputs
+        #expect(names.count >= 30)
+        let stores = try FuzzStores()
+        for name in names {
+            let bytes = try [UInt8](Data(contentsOf: Self.corpus.appendingPathComponent(name)))
+            let problem = PredicateOracle.check(bytes, stores: stores)
+            #expect(problem == nil, "\(name): \(problem ?? "")")
+        }
+    }
+
+    @Test("The oracle's fetches run in both stores and agree on the seeds")
+    func fetchesAreExercised() throws {
+        let stores = try FuzzStores()
+        let ann = stores.matches("name == 'Ann'")
+        #expect(ann.memory == ["Ann"] && ann.sqlite == ["Ann"])
+        var answered = 0
+        for name in Self.inputs where name.hasPrefix("seed-") {
+            let format = try String(contentsOf: Self.corpus.appendingPathComponent(name), encoding: .utf8)
+            let result = stores.matches(format)
+            if let memory = result.memory, let sqlite = result.sqlite {
+                answered += 1
+                #expect(memory == sqlite, "\(name): \(format)")
+            }
+        }
+        #expect(answered >= 15)
+    }
+
+    @Test("Nesting deeper than the limit is a syntax error, not a stack overflow", arguments: [
+        String(repeating: "(", count: 3_000) + "age == 1" + String(repeating: ")", count: 3_000),
+        String(repeating: "NOT ", count: 3_000) + "age == 1",
+        "age IN " + String(repeating: "{", count: 3_000) + "1" + String(repeating: "}", count: 3_000),
+        "age == " + String(repeating: "-", count: 3_000) + "1",
+    ])
+    func deepNesting(format: String) {
+        #expect {
+            _ = try ObjectPredicate(validatingFormat: format)
+        } throws: { error in
+            (error as? StrataError)?.message.contains("nested too deeply") ?? false
+        }
+    }
+
+    @Test("A long left-associative chain is as deep as it is long: refused past the limit")
+    func longChains() {
+        let chain = "age == " + Array(repeating: "1", count: 150).joined(separator: " - ")
+        #expect(throws: StrataError.self) { _ = try ObjectPredicate(validatingFormat: chain) }
+        #expect(throws: StrataError.self) { _ = try ObjectExpression(validatingFormat: Array(repeating: "age", count: 150).joined(separator: " + ")) }
+    }
+
+    @Test("The printed form of a tree just under the limit parses back (it parenthesises every level)", arguments: [
+        String(repeating: "NOT ", count: 90) + "age == 1",
+        "age == " + String(repeating: "-", count: 95) + "score",
+        "age == " + Array(repeating: "score", count: 95).joined(separator: " - "),
+        "age IN " + String(repeating: "{", count: 90) + "1" + String(repeating: "}", count: 90),
+    ])
+    func roundTripNearTheLimit(format: String) throws {
+        let predicate = try ObjectPredicate(validatingFormat: format)
+        let reparsed = try ObjectPredicate(validatingFormat: predicate.predicateFormat)
+        #expect(reparsed == predicate)
+    }
+
+    @Test("Nesting up to the limit still parses")
+    func nestingWithinTheLimit() throws {
+        let format = String(repeating: "(", count: 60) + "age == 1" + String(repeating: ")", count: 60)
+        let predicate = try ObjectPredicate(validatingFormat: format)
+        #expect(predicate.evaluate(with: ["age": Int64(1)]))
+    }
+}
