@@ -153,9 +153,6 @@ public enum BankChecker {
                     let request = FetchRequest<ManagedObject>(entityName: "SaveRecord")
                     request.predicate = ObjectPredicate(format: "number == %@", last)
                     let found = try context.fetch(request)
-                    // Fire the fault first: on this branch a to-many read on an unfired fault
-                    // comes back empty (fixed on issue-graph, b200536).
-                    _ = found.first?.value(forKey: "number")
                     let transfers = (found.first?.value(forKey: "transfers") as? Set<ManagedObject>)?.count ?? -1
                     let byFetch = FetchRequest<ManagedObject>(entityName: "Transfer")
                     byFetch.predicate = ObjectPredicate(format: "record.number == %@", last)
