@@ -33,6 +33,9 @@ final class EntityLayout: @unchecked Sendable {
     /// This entity's code and those of all its descendants.
     let descendantCodes: [Int64]
     let hasSubentities: Bool
+    /// Identifies the root of the entity's inheritance tree (the rows its primary keys number);
+    /// set by ``build(for:)``.
+    private(set) var rootIdentifier: ObjectIdentifier
     /// Stored defaults of the stored attributes, by slot (a default that does not convert is
     /// nil here; the model check reports it before the model is used).
     let defaultValues: ContiguousArray<SQLiteValue>
@@ -53,6 +56,7 @@ final class EntityLayout: @unchecked Sendable {
         self.code = code
         self.descendantCodes = descendantCodes
         self.hasSubentities = !entity.subentities.isEmpty
+        self.rootIdentifier = ObjectIdentifier(entity)
         let all = entity.ancestry.reversed().flatMap(\.properties)
         allProperties = all
         var byName: [String: PropertyDescription] = [:]
@@ -135,6 +139,7 @@ final class EntityLayout: @unchecked Sendable {
             return InverseLink(relationship: inverse, slot: slot)
         }
         for layout in layouts.values {
+            layout.rootIdentifier = ObjectIdentifier(layout.entity.rootEntity)
             layout.toOneInverses = layout.toOneRelationships.map(link)
             layout.toManyInverses = layout.toManyRelationships.map(link)
         }

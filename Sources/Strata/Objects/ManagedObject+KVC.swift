@@ -114,6 +114,21 @@ extension ManagedObject {
         return (attributeValues[index], entity.layout.storedAttributes[index].type)
     }
 
+    /// ``storedAttribute(forKey:)`` for the inlined typed read of ``Attribute``.
+    @usableFromInline
+    func _storedAttribute(forKey key: String) -> (StoredAttributeValue, AttributeType)? {
+        guard let (stored, type) = storedAttribute(forKey: key) else { return nil }
+        return (StoredAttributeValue(stored), type)
+    }
+
+    /// ``storedAttributeType(forKey:)`` for the inlined typed write of ``Attribute``.
+    @usableFromInline
+    func _storedAttributeType(forKey key: String) -> AttributeType? { storedAttributeType(forKey: key) }
+
+    /// ``setStoredAttribute(_:forKey:)`` for the inlined typed write of ``Attribute``.
+    @usableFromInline
+    func _setStoredAttribute(_ stored: StoredAttributeValue, forKey key: String) { setStoredAttribute(stored.raw, forKey: key) }
+
     /// The type of a stored attribute, or nil for other keys.
     func storedAttributeType(forKey key: String) -> AttributeType? {
         guard case .attribute(let index)? = entity.layout.slots[key] else { return nil }

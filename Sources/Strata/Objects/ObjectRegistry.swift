@@ -4,24 +4,36 @@
 /// sets; an unchanged object lives only as long as the app holds it, and removes its entry when
 /// it is deinitialized (on the context's queue, since objects never leave it). So a context
 /// that walks a million rows does not keep them. Used only on its context's queue.
+///
+/// IDs are looked up by number in paged tables, one per store and inheritance tree (the key
+/// space of one SQLite table), plus one per inheritance tree for temporary IDs: primary keys and
+/// temporary numbers are allocated densely, so a fetch of consecutive rows (or a loop of
+/// inserts) registers into consecutive slots of a few pages instead of hashing each ID into a
+/// large dictionary.
 final class ObjectRegistry {
-    private var entries: [ManagedObjectID: Unmanaged<ManagedObject>] = [:]
+    private var tables: [KeySpace: PrimaryKeyTable] = [:]
+    private var lastSpace: KeySpace?
+    private var lastTable: PrimaryKeyTable?
+
+    /// Number of registered objects.
+    private(set) var count = 0
 
     /// The registered object for `id`, if any.
-    @inline(__always) func object(for id: ManagedObjectID) -> ManagedObject? {
-        entries[id]?.takeUnretainedValue()
+    func object(for id: ManagedObjectID) -> ManagedObject? {
+        existingTable(for: id)?.object(at: Self.number(of: id))
     }
 
-    /// Registers `object` under its current ID.
+    /// Registers `object` under its current ID (replacing any other object registered there).
     func register(_ object: ManagedObject) {
-        entries[object.objectID] = Unmanaged.passUnretained(object)
+        let id = object.objectID
+        let entry = Unmanaged.passUnretained(object)
+        if table(for: id).set(entry, at: Self.number(of: id)) { count += 1 }
     }
 
     /// Removes the entry for `id` if it still points to `object`.
     func unregister(_ id: ManagedObjectID, ifItIs object: ManagedObject) {
-        if let current = entries[id], current.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
-            entries[id] = nil
-        }
+        let entry = Unmanaged.passUnretained(object)
+        if existingTable(for: id)?.remove(at: Self.number(of: id), ifItIs: entry) == true { count -= 1 }
     }
 
     /// Moves `object` from `oldID` to its current ID (temporary → permanent).
@@ -30,19 +42,137 @@ final class ObjectRegistry {
         register(object)
     }
 
-    /// Makes room for `additional` more objects (before registering a large fetch).
-    func reserve(additional: Int) {
-        entries.reserveCapacity(entries.count + additional)
-    }
-
-    /// Number of registered objects.
-    var count: Int { entries.count }
+    /// Makes room for `additional` more objects (before registering a large fetch). Pages are
+    /// allocated as keys arrive, so there is nothing to reserve ahead.
+    func reserve(additional: Int) {}
 
     /// All registered objects (retained for the caller).
-    var allObjects: [ManagedObject] { entries.values.map { $0.takeUnretainedValue() } }
+    var allObjects: [ManagedObject] {
+        var result: [ManagedObject] = []
+        result.reserveCapacity(count)
+        for table in tables.values { table.forEach { result.append($0.takeUnretainedValue()) } }
+        return result
+    }
 
     /// Forgets every entry; objects still alive keep working as detached objects.
     func removeAll() {
-        entries.removeAll()
+        tables.removeAll()
+        lastSpace = nil
+        lastTable = nil
+        count = 0
+    }
+
+    // MARK: Key spaces
+
+    /// The objects one number identifies: a store (nil for temporary IDs, which never have one)
+    /// and an inheritance tree (IDs of a subentity and of its root entity with the same number
+    /// are equal, see `ManagedObjectID.==`).
+    private struct KeySpace: Hashable {
+        let store: ObjectIdentifier?
+        let root: ObjectIdentifier
+    }
+
+    @inline(__always) private func space(of id: ManagedObjectID) -> KeySpace {
+        KeySpace(store: id.store.map(ObjectIdentifier.init), root: id.entity.layout.rootIdentifier)
+    }
+
+    /// The primary key, or the temporary number (its bit pattern) of a temporary ID.
+    @inline(__always) private static func number(of id: ManagedObjectID) -> Int64 {
+        switch id.key {
+        case .permanent(let pk): return pk
+        case .temporary(let number): return Int64(bitPattern: number)
+        }
+    }
+
+    private func existingTable(for id: ManagedObjectID) -> PrimaryKeyTable? {
+        let space = space(of: id)
+        if space == lastSpace { return lastTable }
+        guard let table = tables[space] else { return nil }
+        (lastSpace, lastTable) = (space, table)
+        return table
+    }
+
+    private func table(for id: ManagedObjectID) -> PrimaryKeyTable {
+        let space = space(of: id)
+        if space == lastSpace, let lastTable { return lastTable }
+        let table = tables[space] ?? PrimaryKeyTable()
+        tables[space] = table
+        (lastSpace, lastTable) = (space, table)
+        return table
+    }
+}
+
+/// Entries by number: pages of 512 slots for numbers below 2^26 (found by index), a
+/// dictionary for others. A page is released when its last entry goes.
+private final class PrimaryKeyTable {
+    typealias Entry = Unmanaged<ManagedObject>
+
+    private final class Page {
+        var slots = ContiguousArray<Entry?>(repeating: nil, count: PrimaryKeyTable.pageSize)
+        var used = 0
+    }
+
+    static let pageShift: Int64 = 9
+    static let pageSize = 1 << pageShift
+    static let densePages: Int64 = 1 << 17
+
+    private var pages: [Page?] = []
+    private var sparse: [Int64: Entry] = [:]
+
+    @inline(__always) private static func isDense(_ pk: Int64) -> Bool {
+        pk >= 0 && (pk >> pageShift) < densePages
+    }
+
+    func object(at pk: Int64) -> ManagedObject? {
+        guard Self.isDense(pk) else { return sparse[pk]?.takeUnretainedValue() }
+        let pageIndex = Int(pk >> Self.pageShift)
+        guard pageIndex < pages.count, let page = pages[pageIndex] else { return nil }
+        return page.slots[Int(pk) & (Self.pageSize - 1)]?.takeUnretainedValue()
+    }
+
+    /// Stores `entry`; returns whether the slot was empty.
+    func set(_ entry: Entry, at pk: Int64) -> Bool {
+        guard Self.isDense(pk) else { return sparse.updateValue(entry, forKey: pk) == nil }
+        let pageIndex = Int(pk >> Self.pageShift)
+        if pageIndex >= pages.count {
+            pages.append(contentsOf: repeatElement(nil, count: pageIndex - pages.count + 1))
+        }
+        let page: Page
+        if let existing = pages[pageIndex] {
+            page = existing
+        } else {
+            page = Page()
+            pages[pageIndex] = page
+        }
+        let slot = Int(pk) & (Self.pageSize - 1)
+        let wasEmpty = page.slots[slot] == nil
+        page.slots[slot] = entry
+        if wasEmpty { page.used += 1 }
+        return wasEmpty
+    }
+
+    /// Clears the slot if it holds `entry`; returns whether it did.
+    func remove(at pk: Int64, ifItIs entry: Entry) -> Bool {
+        guard Self.isDense(pk) else {
+            guard let current = sparse[pk], current.toOpaque() == entry.toOpaque() else { return false }
+            sparse[pk] = nil
+            return true
+        }
+        let pageIndex = Int(pk >> Self.pageShift)
+        guard pageIndex < pages.count, let page = pages[pageIndex] else { return false }
+        let slot = Int(pk) & (Self.pageSize - 1)
+        guard let current = page.slots[slot], current.toOpaque() == entry.toOpaque() else { return false }
+        page.slots[slot] = nil
+        page.used -= 1
+        if page.used == 0 { pages[pageIndex] = nil }
+        return true
+    }
+
+    func forEach(_ body: (Entry) -> Void) {
+        for page in pages {
+            guard let page else { continue }
+            for entry in page.slots { if let entry { body(entry) } }
+        }
+        for entry in sparse.values { body(entry) }
     }
 }

@@ -39,11 +39,18 @@ public struct Attribute<Value: AttributeValueConvertible> {
         set { write(newValue, object[keyPath: storageKeyPath].key, of: object) }
     }
 
-    @usableFromInline
+    /// The typed read: the stored value converted without boxing it in `Any` (inlined and
+    /// specialized in the subclass's module), or the general path below.
+    @inlinable
     static func read(_ key: String, of object: ManagedObject) -> Value {
-        if let (stored, type) = object.storedAttribute(forKey: key), let value = Value._fromStored(StoredAttributeValue(stored), type: type) {
+        if let (stored, type) = object._storedAttribute(forKey: key), let value = Value._fromStored(stored, type: type) {
             return value
         }
+        return readThroughKVC(key, of: object)
+    }
+
+    @usableFromInline
+    static func readThroughKVC(_ key: String, of object: ManagedObject) -> Value {
         let raw = object.value(forKey: key)
         if let value = Value.fromAttributeValue(raw) { return value }
         if let raw {
@@ -52,10 +59,12 @@ public struct Attribute<Value: AttributeValueConvertible> {
         return Value.absentAttributeValue
     }
 
-    @usableFromInline
+    /// The typed write: the stored form set without boxing it in `Any` (inlined and specialized
+    /// in the subclass's module), or `setValue(_:forKey:)`.
+    @inlinable
     static func write(_ newValue: Value, _ key: String, of object: ManagedObject) {
-        if let type = object.storedAttributeType(forKey: key), let stored = newValue._toStored(type: type) {
-            object.setStoredAttribute(stored.raw, forKey: key)
+        if let type = object._storedAttributeType(forKey: key), let stored = newValue._toStored(type: type) {
+            object._setStoredAttribute(stored, forKey: key)
             return
         }
         object.setValue(newValue.attributeValue, forKey: key)

@@ -37,9 +37,10 @@ extension SQLiteStore {
             return try pool.withReader { connection in
                 let statement = try connection.cachedStatement(sql.text)
                 var rows: [RowSnapshot] = []
+                var decoder = RowDecoder(store: self)
                 let start = DispatchTime.now()
                 try statement.forEachRow(sql.bindings) { row in
-                    if let snapshot = decodeRow(row, offset: 0) { rows.append(snapshot) }
+                    if let snapshot = decoder.decode(row, offset: 0) { rows.append(snapshot) }
                 }
                 SQLTracing.logRowCount(rows.count, of: plan.entity.name, since: start)
                 return rows
@@ -106,32 +107,56 @@ extension SQLiteStore {
 
     /// Decodes the row at the cursor (columns `Z_PK, Z_ENT, Z_OPT, <table columns>` from `offset`).
     func decodeRow(_ row: SQLiteStatement, offset: Int32) -> RowSnapshot? {
-        guard let entity = model.entity(forCode: row.int64(at: offset + 1)), let columns = schema.columns(for: entity) else { return nil }
-        let pk = row.int64(at: offset)
-        let version = row.int64(at: offset + 2)
-        var attributes = ContiguousArray<SQLiteValue>()
-        attributes.reserveCapacity(columns.attributeColumns.count)
-        for column in columns.attributeColumns {
-            attributes.append(row.value(at: offset + Int32(column)))
-        }
-        var toOne = ContiguousArray<ManagedObjectID?>()
-        if !columns.toOneColumns.isEmpty {
-            let relationships = entity.layout.toOneRelationships
-            toOne.reserveCapacity(relationships.count)
-            for (slot, column) in columns.toOneColumns.enumerated() {
-                let keyIndex = offset + Int32(column.key)
-                if row.isNull(at: keyIndex) {
-                    toOne.append(nil)
-                    continue
-                }
-                var destination = relationships[slot].destinationEntity ?? entity
-                if let codeColumn = column.entityCode, let concrete = model.entity(forCode: row.int64(at: offset + Int32(codeColumn))) {
-                    destination = concrete
-                }
-                toOne.append(ManagedObjectID(entity: destination, primaryKey: row.int64(at: keyIndex), store: token))
+        var decoder = RowDecoder(store: self)
+        return decoder.decode(row, offset: offset)
+    }
+
+    /// Decodes the rows of one query: the entity and column layout of the last entity code
+    /// seen are kept (a query's rows mostly share one), and every snapshot gets the query's
+    /// read time.
+    struct RowDecoder {
+        let store: SQLiteStore
+        let fetchedAt = RowSnapshot.now()
+        private var lastCode: Int64?
+        private var lastEntity: EntityDescription?
+        private var lastColumns: SQLiteSchema.EntityColumns?
+
+        init(store: SQLiteStore) { self.store = store }
+
+        mutating func decode(_ row: SQLiteStatement, offset: Int32) -> RowSnapshot? {
+            let code = row.int64(at: offset + 1)
+            if code != lastCode {
+                lastEntity = store.model.entity(forCode: code)
+                lastColumns = lastEntity.flatMap { store.schema.columns(for: $0) }
+                lastCode = code
             }
+            guard let entity = lastEntity, let columns = lastColumns else { return nil }
+            let pk = row.int64(at: offset)
+            let version = row.int64(at: offset + 2)
+            var attributes = ContiguousArray<SQLiteValue>()
+            attributes.reserveCapacity(columns.attributeColumns.count)
+            for column in columns.attributeColumns {
+                attributes.append(row.value(at: offset + Int32(column)))
+            }
+            var toOne = ContiguousArray<ManagedObjectID?>()
+            if !columns.toOneColumns.isEmpty {
+                let relationships = entity.layout.toOneRelationships
+                toOne.reserveCapacity(relationships.count)
+                for (slot, column) in columns.toOneColumns.enumerated() {
+                    let keyIndex = offset + Int32(column.key)
+                    if row.isNull(at: keyIndex) {
+                        toOne.append(nil)
+                        continue
+                    }
+                    var destination = relationships[slot].destinationEntity ?? entity
+                    if let codeColumn = column.entityCode, let concrete = store.model.entity(forCode: row.int64(at: offset + Int32(codeColumn))) {
+                        destination = concrete
+                    }
+                    toOne.append(ManagedObjectID(entity: destination, primaryKey: row.int64(at: keyIndex), store: store.token))
+                }
+            }
+            return RowSnapshot(objectID: ManagedObjectID(entity: entity, primaryKey: pk, store: store.token), version: version, attributes: attributes, toOne: toOne, fetchedAt: fetchedAt)
         }
-        return RowSnapshot(objectID: ManagedObjectID(entity: entity, primaryKey: pk, store: token), version: version, attributes: attributes, toOne: toOne)
     }
 
     /// A JSON array of keys, bound as one parameter and read with `json_each`.
@@ -150,12 +175,13 @@ extension SQLiteStore {
             return try pool.withReader { connection in
                 var rows: [RowSnapshot] = []
                 rows.reserveCapacity(ids.count)
+                var decoder = RowDecoder(store: self)
                 for (tableName, group) in byTable.sorted(by: { $0.key < $1.key }) {
                     let sql = "SELECT " + allColumns(of: group.entity, alias: "t0") + " FROM " + SQLFragment.identifier(tableName)
                         + " t0 WHERE t0.Z_PK IN (SELECT value FROM json_each(?))"
                     let statement = try connection.cachedStatement(sql)
                     try statement.forEachRow([jsonKeys(group.keys)]) { row in
-                        if let snapshot = decodeRow(row, offset: 0) { rows.append(snapshot) }
+                        if let snapshot = decoder.decode(row, offset: 0) { rows.append(snapshot) }
                     }
                 }
                 return rows
