@@ -85,7 +85,7 @@ let package = Package(
         ),
         .target(
             name: "ReliabilityKit",
-            dependencies: ["Strata", "StrataSQLite", "CSQLite", "CStrataFaultVFS"],
+            dependencies: ["Strata", "StrataSQLite", "StrataTestSupport", "CSQLite", "CStrataFaultVFS"],
             path: "Stress/ReliabilityKit",
             swiftSettings: strictSettings
         ),

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Strata
+import StrataTestSupport
 
 /// One of the processes of the several-process test: for a bounded time, picks a counter,
 /// reads it in a fresh context, adds one and saves; an optimistic-locking conflict (133020) is
@@ -65,7 +66,7 @@ public enum CounterWorker {
         let seconds = arguments.double("seconds", 5)
         let settings = arguments.storeSettings()
         let timeout = settings.timeout ?? 5
-        var random = SplitMix64(seed: arguments.uint64("seed", 1))
+        var random = SeededRandom(seed: arguments.uint64("seed", 1))
         var tally = Tally(counters: counters)
         let deadline = Date().addingTimeInterval(seconds)
         // Opening reads the store, which can time out too (rollback journal, short timeout).

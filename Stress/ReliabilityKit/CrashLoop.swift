@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -74,7 +75,7 @@ public struct CrashLoop {
         let started = Date()
         var figures = Figures()
         var details = DetailLog()
-        var random = SplitMix64(seed: configuration.seed, stream: 0xC0A5)
+        var random = SeededRandom(seed: configuration.seed, stream: 0xC0A5)
         var current: StoreState?
         try? FileManager.default.createDirectory(at: configuration.directory, withIntermediateDirectories: true)
         for index in 0..<configuration.kills {

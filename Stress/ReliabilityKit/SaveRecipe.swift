@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 
 /// One planned transfer: `amount` moves from account `source` to account `target`.
 public struct PlannedTransfer: Sendable, Hashable {
@@ -52,7 +53,7 @@ public struct SaveRecipe: Sendable {
 
     /// The recipe of save `number` for `seed` over accounts 1…`accounts`.
     public static func make(seed: UInt64, number: Int64, accounts: Int, payload scale: PayloadScale = .mixed, route: Route? = nil, maximumTransfers: Int = 6) -> SaveRecipe {
-        var random = SplitMix64(seed: seed, stream: UInt64(bitPattern: number))
+        var random = SeededRandom(seed: seed, stream: UInt64(bitPattern: number))
         let count = Int.random(in: 1...max(1, maximumTransfers), using: &random)
         var transfers: [PlannedTransfer] = []
         for _ in 0..<count {

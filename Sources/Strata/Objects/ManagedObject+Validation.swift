@@ -6,8 +6,8 @@ extension ManagedObject {
     /// Validates every property; throws all failures at once (1560 when several).
     ///
     /// The model's rules run on the stored values (exact, no conversions). Then
-    /// `validateValue(_:forKey:)` is called for every attribute and to-one of an inserted object
-    /// and every changed one of an updated object, so a subclass that overrides it adds its own
+    /// `validateValue(_:forKey:)` is called for every property of an inserted object and every
+    /// changed one of an updated object (to-manys when their contents are loaded), so a subclass that overrides it adds its own
     /// rules to every save; the base implementation does not check the model's rules a second
     /// time there.
     func validateProperties() throws {
@@ -44,15 +44,15 @@ extension ManagedObject {
                 errors += predicateErrors(property, value: value(at: slot))
             }
         }
-        // The override point, for every attribute and to-one of a new object and every changed
-        // one of an updated object (the model's rules were checked above). To-manys are left
-        // out: building their object sets for every save would cost more than any rule; their
-        // counts, predicates and rules are checked above, and validateForInsert/Update can see them.
+        // The override point, for every property of a new object and every changed one of an
+        // updated object (the model's rules were checked above). A to-many whose contents are
+        // not loaded (edits recorded without reading it) is left out rather than read from the
+        // store for the call; its count, predicates and rules were checked above when loaded.
         modelRulesChecked = true
         defer { modelRulesChecked = false }
         let everyProperty = change == .inserted
         for (property, slot) in layout.validatedProperties {
-            if case .toMany = slot { continue }
+            if !isLoaded(slot) { continue }
             if !everyProperty, let index = layout.changeIndex(of: slot), !changedMask.contains(index) { continue }
             do {
                 try validateValue(value(at: slot), forKey: property.name)
