@@ -7,9 +7,9 @@ extension ManagedObject {
     ///
     /// The model's rules run on the stored values (exact, no conversions). Then
     /// `validateValue(_:forKey:)` is called for every property of an inserted object and every
-    /// changed one of an updated object (to-manys when their contents are loaded), so a subclass that overrides it adds its own
-    /// rules to every save; the base implementation does not check the model's rules a second
-    /// time there.
+    /// changed one of an updated object (to-manys when their contents are loaded), so a subclass
+    /// that overrides it adds its own rules to every save; the base implementation does not
+    /// check the model's rules a second time there.
     func validateProperties() throws {
         var errors: [StrataError] = []
         let layout = entity.layout

@@ -56,13 +56,15 @@ extension SQLiteStore {
 
     private func write(_ changes: StoreChangeSet, on connection: SQLiteConnection) throws -> StoreSaveResult {
         var result = StoreSaveResult()
+        result.permanentIDs.reserveCapacity(changes.inserts.count)
+        result.versions.reserveCapacity(changes.inserts.count + changes.updates.count)
         // 1. Permanent IDs for inserted objects, per table.
         var byRoot: [ObjectIdentifier: [Int]] = [:]
         for (index, insert) in changes.inserts.enumerated() {
             if !insert.objectID.isTemporaryID {
                 result.permanentIDs[insert.objectID] = insert.objectID
             } else {
-                byRoot[ObjectIdentifier(insert.objectID.entity.rootEntity), default: []].append(index)
+                byRoot[insert.objectID.entity.layout.rootIdentifier, default: []].append(index)
             }
         }
         for (_, indexes) in byRoot.sorted(by: { $0.value[0] < $1.value[0] }) {
