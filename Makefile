@@ -98,7 +98,7 @@ fuzz-quick: fuzz-build
 	Fuzz/run-fuzzer.sh 60
 
 lint:
-	$(SWIFT) format lint --strict -r Sources Tests Stress Benchmarks
+	$(SWIFT) format lint --strict -r Sources Tests Stress Benchmarks Fuzz
 
 clean:
 	rm -rf .build

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import BenchmarkHarness
 
 @Suite("Baseline comparison")
@@ -35,7 +36,7 @@ struct BaselineComparisonTests {
 
     @Test func improvementsOnly() {
         let current = Fixtures.report([
-            Fixtures.results("fetch", [.wallClock: 500_000, .mallocCountTotal: 50, .throughput: 2_000]),
+            Fixtures.results("fetch", [.wallClock: 500_000, .mallocCountTotal: 50, .throughput: 2_000])
         ])
         let comparison = BaselineComparison.compare(current: current, baseline: baseline, baselineName: "main")
         #expect(comparison.verdict == .improvement)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import BenchmarkHarness
 
 private final class Node {
@@ -51,9 +52,9 @@ struct MeasurementTests {
         let recorder = MeasurementRecorder(sources: sources, metrics: [.wallClock])
         recorder.beginIteration()
         recorder.startExplicitSegment()
-        recorder.startExplicitSegment() // ignored: already running
+        recorder.startExplicitSegment()  // ignored: already running
         recorder.stopSegment()
-        recorder.stopSegment() // ignored: nothing running
+        recorder.stopSegment()  // ignored: nothing running
         recorder.startExplicitSegment()
         let measurement = recorder.finishIteration()
         #expect(measurement.segments == 2)
@@ -73,11 +74,11 @@ struct MeasurementTests {
         let suite = BenchmarkSuite(name: "Context")
         let configuration = BenchmarkConfiguration(warmupIterations: 1, maxIterations: 2, metrics: [.wallClock])
         suite.benchmark("setup excluded", configuration: configuration) { context in
-            usleep(10_000) // set-up work that must not be measured
+            usleep(10_000)  // set-up work that must not be measured
             context.startMeasurement()
             context.blackHole(context.isWarmup)
             context.stopMeasurement()
-            usleep(10_000) // clean-up work that must not be measured either
+            usleep(10_000)  // clean-up work that must not be measured either
         }
         let console = CapturedConsole()
         #expect(suite.run(arguments: ["bench", "--format", "json"], output: console.output) == 0)

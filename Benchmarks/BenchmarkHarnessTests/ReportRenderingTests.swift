@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BenchmarkHarness
 
 @Suite("Report rendering")
@@ -8,10 +9,12 @@ struct ReportRenderingTests {
             Fixtures.results("fetch [strata]", [.wallClock: 3_000_000, .mallocCountTotal: 1_200, .bytesAllocated: 2_097_152], pairSide: .strata),
             Fixtures.results("fetch [raw]", [.wallClock: 2_000_000, .mallocCountTotal: 400, .bytesAllocated: 1_048_576], pairSide: .raw),
         ])
-        report.pairs = [PairResults(
-            name: "fetch", strataBenchmark: "fetch [strata]", rawBenchmark: "fetch [raw]",
-            ratios: [.wallClock: 1.5, .mallocCountTotal: 3, .bytesAllocated: 2]
-        )]
+        report.pairs = [
+            PairResults(
+                name: "fetch", strataBenchmark: "fetch [strata]", rawBenchmark: "fetch [raw]",
+                ratios: [.wallClock: 1.5, .mallocCountTotal: 3, .bytesAllocated: 2]
+            )
+        ]
         report.targets = [
             TargetOutcome(subject: "fetch", description: "wall clock ratio ≤ 2.00×", status: .met, detail: "strata 3.00 ms ÷ raw 2.00 ms = 1.50×"),
             TargetOutcome(subject: "fetch", description: "malloc count ratio ≤ 2.00×", status: .missed, detail: "strata 1200 ÷ raw 400 = 3.00×"),

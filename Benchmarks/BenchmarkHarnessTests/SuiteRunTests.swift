@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import BenchmarkHarness
 
 private struct Boom: Error, CustomStringConvertible {
@@ -69,11 +70,13 @@ struct SuiteRunTests {
     @Test func throwingBenchmarkContinuesAndExitsOne() {
         let suite = BenchmarkSuite(name: "Errors")
         let tornDown = Counter()
-        suite.benchmark("throws", configuration: tinyConfiguration, tearDown: { _ in tornDown.bodies += 1 }) { context in
-            if context.iteration == 1 { throw Boom() }
-        }
+        suite.benchmark(
+            "throws", configuration: tinyConfiguration, tearDown: { _ in tornDown.bodies += 1 },
+            body: { context in
+                if context.iteration == 1 { throw Boom() }
+            })
         suite.benchmark("fine", configuration: tinyConfiguration) { _ in }
-        suite.benchmark("bad setup", configuration: tinyConfiguration, setUp: { _ in throw Boom() }) { _ in }
+        suite.benchmark("bad setup", configuration: tinyConfiguration, setUp: { _ in throw Boom() }, body: { _ in })
         let console = CapturedConsole()
         let code = suite.run(arguments: ["bench"], output: console.output)
         #expect(code == 1)

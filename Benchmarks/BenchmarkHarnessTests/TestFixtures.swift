@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import BenchmarkHarness
 
 /// Builders for synthetic results and a captured console.

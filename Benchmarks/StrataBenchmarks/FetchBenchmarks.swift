@@ -33,7 +33,10 @@ enum FetchBenchmarks {
                 var rows: [RawItem] = []
                 rows.reserveCapacity(count)
                 try rawReadAll(url) { row in
-                    rows.append(RawItem(key: sqlite3_column_int64(row, 0), name: row.text(1), number: sqlite3_column_int64(row, 2), score: sqlite3_column_double(row, 3), flag: sqlite3_column_int64(row, 4) != 0, created: sqlite3_column_double(row, 5)))
+                    rows.append(
+                        RawItem(
+                            key: sqlite3_column_int64(row, 0), name: row.text(1), number: sqlite3_column_int64(row, 2), score: sqlite3_column_double(row, 3), flag: sqlite3_column_int64(row, 4) != 0,
+                            created: sqlite3_column_double(row, 5)))
                 }
                 context.blackHole(rows.count)
             })
@@ -59,7 +62,10 @@ enum FetchBenchmarks {
                 var rows: [RawItem] = []
                 rows.reserveCapacity(count)
                 try rawReadAll(url) { row in
-                    rows.append(RawItem(key: sqlite3_column_int64(row, 0), name: row.text(1), number: sqlite3_column_int64(row, 2), score: sqlite3_column_double(row, 3), flag: sqlite3_column_int64(row, 4) != 0, created: sqlite3_column_double(row, 5)))
+                    rows.append(
+                        RawItem(
+                            key: sqlite3_column_int64(row, 0), name: row.text(1), number: sqlite3_column_int64(row, 2), score: sqlite3_column_double(row, 3), flag: sqlite3_column_int64(row, 4) != 0,
+                            created: sqlite3_column_double(row, 5)))
                 }
                 var checksum = 0.0
                 for row in rows {

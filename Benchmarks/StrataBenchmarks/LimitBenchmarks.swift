@@ -44,7 +44,9 @@ enum LimitBenchmarks {
                             sqlite3_bind_int64(select, 1, Int64(offset))
                             var total: Int64 = 0
                             while sqlite3_step(select) == SQLITE_ROW {
-                                let item = RawItem(key: sqlite3_column_int64(select, 0), name: select.text(1), number: sqlite3_column_int64(select, 2), score: sqlite3_column_double(select, 3), flag: sqlite3_column_int64(select, 4) != 0, created: sqlite3_column_double(select, 5))
+                                let item = RawItem(
+                                    key: sqlite3_column_int64(select, 0), name: select.text(1), number: sqlite3_column_int64(select, 2), score: sqlite3_column_double(select, 3),
+                                    flag: sqlite3_column_int64(select, 4) != 0, created: sqlite3_column_double(select, 5))
                                 total += item.number
                             }
                             sqlite3_finalize(select)

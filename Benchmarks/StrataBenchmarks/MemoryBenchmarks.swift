@@ -37,10 +37,12 @@ enum MemoryBenchmarks {
                 let url = try Datasets.shared.store(items: rows)
                 context.userInfo["store"] = try Datasets.shared.context(for: url)
             },
-            targets: [.custom("live heap after reset within ±1 MiB of before the fetch") { _ in
-                guard let leaked = record.worst else { return (false, "jemalloc statistics unavailable") }
-                return (abs(leaked) <= 1_048_576, "net bytes after reset: \(leaked)")
-            }],
+            targets: [
+                .custom("live heap after reset within ±1 MiB of before the fetch") { _ in
+                    guard let leaked = record.worst else { return (false, "jemalloc statistics unavailable") }
+                    return (abs(leaked) <= 1_048_576, "net bytes after reset: \(leaked)")
+                }
+            ],
             body: { context in
                 guard let store = context.userInfo["store"] as? ManagedObjectContext else { return }
                 let before = JemallocProbe.allocatedBytes()

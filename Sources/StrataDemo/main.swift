@@ -114,11 +114,12 @@ let summary: (Int, Int, [(String, Int)], [String]) = view.performAndWait {
         let departments = try view.fetch(FetchRequest<Department>(entityName: "Department"))
         var perDepartment: [(String, Int)] = []
         for department in departments.sorted(by: { $0.name < $1.name }) {
-            let count = try view.count(for: {
-                let r = FetchRequest<Person>(entityName: "Person")
-                r.predicate = ObjectPredicate(format: "department == %@", department)
-                return r
-            }())
+            let count = try view.count(
+                for: {
+                    let r = FetchRequest<Person>(entityName: "Person")
+                    r.predicate = ObjectPredicate(format: "department == %@", department)
+                    return r
+                }())
             perDepartment.append((department.name, count))
         }
         let noEmail = FetchRequest<Person>(entityName: "Person")

@@ -48,7 +48,8 @@ extension SQLiteConnection {
             { context in
                 guard let context else { return }
                 // Takes the state back (releasing it); an empty group gets a fresh state.
-                let state = takeAggregateState(of: context)
+                let state =
+                    takeAggregateState(of: context)
                     ?? Unmanaged<AggregateBox>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue().makeState()
                 do {
                     try state.finish().setResult(of: context)

@@ -34,19 +34,21 @@ extension SQLiteConnection {
         }
         let box = Unmanaged.passRetained(TraceBox(handler: handler, expands: expandingArguments))
         traceBox = box
-        sqlite3_trace_v2(handle, UInt32(SQLITE_TRACE_PROFILE), { _, context, statement, nanosecondsPointer in
-            guard let context, let statement else { return 0 }
-            let box = Unmanaged<TraceBox>.fromOpaque(context).takeUnretainedValue()
-            let stmt = OpaquePointer(statement)
-            let sql = sqlite3_sql(stmt).map { String(cString: $0) } ?? ""
-            var expanded = sql
-            if box.expands, let pointer = sqlite3_expanded_sql(stmt) {
-                expanded = String(cString: pointer)
-                sqlite3_free(pointer)
-            }
-            let nanoseconds = nanosecondsPointer.map { $0.load(as: Int64.self) } ?? 0
-            box.handler(SQLiteTraceEvent(sql: sql, expandedSQL: expanded, nanoseconds: UInt64(max(0, nanoseconds))))
-            return 0
-        }, box.toOpaque())
+        sqlite3_trace_v2(
+            handle, UInt32(SQLITE_TRACE_PROFILE),
+            { _, context, statement, nanosecondsPointer in
+                guard let context, let statement else { return 0 }
+                let box = Unmanaged<TraceBox>.fromOpaque(context).takeUnretainedValue()
+                let stmt = OpaquePointer(statement)
+                let sql = sqlite3_sql(stmt).map { String(cString: $0) } ?? ""
+                var expanded = sql
+                if box.expands, let pointer = sqlite3_expanded_sql(stmt) {
+                    expanded = String(cString: pointer)
+                    sqlite3_free(pointer)
+                }
+                let nanoseconds = nanosecondsPointer.map { $0.load(as: Int64.self) } ?? 0
+                box.handler(SQLiteTraceEvent(sql: sql, expandedSQL: expanded, nanoseconds: UInt64(max(0, nanoseconds))))
+                return 0
+            }, box.toOpaque())
     }
 }

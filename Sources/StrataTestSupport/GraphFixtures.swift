@@ -222,7 +222,7 @@ public enum GraphFixtures {
             relationship("owned", "owner", toMany: true, rule: .cascade),
         ]
         hub.properties = [
-            AttributeDescription(name: "weight", type: .integer64, isOptional: false, defaultValue: Int64(0)),
+            AttributeDescription(name: "weight", type: .integer64, isOptional: false, defaultValue: Int64(0))
         ]
         return ManagedObjectModel(entities: [node])
     }

@@ -34,7 +34,8 @@ public enum BankChecker {
         do {
             stack = try BankStack(url: url, auditURL: auditURL, settings: settings.withoutVFS)
         } catch {
-            return BankCheck(isCorrupt: true, problems: ["Strata cannot open the store: \(error)"], lastSave: 0, lostAcknowledged: Int(max(0, acknowledged)), committedNotAcknowledged: 0, invariantHolds: false)
+            return BankCheck(
+                isCorrupt: true, problems: ["Strata cannot open the store: \(error)"], lastSave: 0, lostAcknowledged: Int(max(0, acknowledged)), committedNotAcknowledged: 0, invariantHolds: false)
         }
         defer { stack.close() }
         let contents: StoreContents
@@ -43,7 +44,8 @@ public enum BankChecker {
             contents = try StoreContents.read(url)
             audit = try auditURL.map { try StoreContents.read($0) }
         } catch {
-            return BankCheck(isCorrupt: true, problems: ["The file cannot be read with SQL: \(error)"], lastSave: 0, lostAcknowledged: Int(max(0, acknowledged)), committedNotAcknowledged: 0, invariantHolds: false)
+            return BankCheck(
+                isCorrupt: true, problems: ["The file cannot be read with SQL: \(error)"], lastSave: 0, lostAcknowledged: Int(max(0, acknowledged)), committedNotAcknowledged: 0, invariantHolds: false)
         }
         var result = verify(contents, audit: audit, book: book, acknowledged: acknowledged)
         result.problems += compareWithStrata(stack, contents: contents)
@@ -124,7 +126,9 @@ public enum BankChecker {
         let expected = SaveRecipe.balances(after: recipes, accounts: book.accounts)
         let wrong = expected.filter { contents.balances[$0.key] != $0.value }.map(\.key).sorted()
         if !wrong.isEmpty {
-            problems.append("\(wrong.count) account balance(s) differ from the stored saves (e.g. account \(wrong[0]): \(contents.balances[wrong[0]].map(String.init) ?? "missing"), expected \(expected[wrong[0]] ?? 0))")
+            problems.append(
+                "\(wrong.count) account balance(s) differ from the stored saves (e.g. account \(wrong[0]): \(contents.balances[wrong[0]].map(String.init) ?? "missing"), expected \(expected[wrong[0]] ?? 0))"
+            )
         }
         // Acknowledged saves.
         var lost = 0

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -39,7 +39,7 @@ public enum BankWorkload {
     @discardableResult
     public static func stage(_ recipe: SaveRecipe, in context: ManagedObjectContext) throws -> ManagedObject {
         guard let model = context.persistentStoreCoordinator?.managedObjectModel ?? root(of: context).persistentStoreCoordinator?.managedObjectModel,
-              let recordEntity = model.entitiesByName["SaveRecord"], let transferEntity = model.entitiesByName["Transfer"]
+            let recordEntity = model.entitiesByName["SaveRecord"], let transferEntity = model.entitiesByName["Transfer"]
         else { throw HarnessError("The context has no bank model") }
         let numbers = Set(recipe.transfers.flatMap { [$0.source, $0.target] })
         let request = FetchRequest<ManagedObject>(entityName: "Account")

@@ -1,5 +1,6 @@
 import Foundation
 import StrataTestSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif

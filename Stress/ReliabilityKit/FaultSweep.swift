@@ -159,7 +159,7 @@ public struct FaultSweep {
             }
         }
         var list = [
-            Figure("fault points swept (runs where the fault fired)", figures.faultPoints),
+            Figure("fault points swept (runs where the fault fired)", figures.faultPoints)
         ]
         for fault in configuration.faults {
             list.append(Figure("  \(fault.name)", figures.pointsByFault[fault.name] ?? 0))
@@ -270,7 +270,9 @@ public struct FaultSweep {
 
     /// Opens the store through the fault VFS, stages the save, arms the fault, saves; after a
     /// failure runs the checks and saves again. Everything opened here is closed on return.
-    private func faultedSave(url: URL, auditURL: URL?, baseline: Baseline, number: Int64, fault: Fault, mode: FaultVFS.Mode, k: Int, label: String, figures: inout Figures, details: inout DetailLog) -> Outcome {
+    private func faultedSave(url: URL, auditURL: URL?, baseline: Baseline, number: Int64, fault: Fault, mode: FaultVFS.Mode, k: Int, label: String, figures: inout Figures, details: inout DetailLog)
+        -> Outcome
+    {
         let vfs = configuration.vfs
         var outcome = Outcome()
         var settings = baseline.settings

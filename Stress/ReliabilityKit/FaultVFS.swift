@@ -28,10 +28,10 @@ public final class FaultVFS: @unchecked Sendable {
         /// The I/O error SQLite's own unix VFS reports for this operation.
         public var ioErrorCode: Int32 {
             switch self {
-            case .write: return SQLITE_IOERR | (3 << 8)      // SQLITE_IOERR_WRITE
-            case .sync: return SQLITE_IOERR | (4 << 8)       // SQLITE_IOERR_FSYNC
-            case .truncate: return SQLITE_IOERR | (6 << 8)   // SQLITE_IOERR_TRUNCATE
-            case .delete: return SQLITE_IOERR | (10 << 8)    // SQLITE_IOERR_DELETE
+            case .write: return SQLITE_IOERR | (3 << 8)  // SQLITE_IOERR_WRITE
+            case .sync: return SQLITE_IOERR | (4 << 8)  // SQLITE_IOERR_FSYNC
+            case .truncate: return SQLITE_IOERR | (6 << 8)  // SQLITE_IOERR_TRUNCATE
+            case .delete: return SQLITE_IOERR | (10 << 8)  // SQLITE_IOERR_DELETE
             }
         }
     }

@@ -100,9 +100,10 @@ public struct MultiProcess {
                         "--timeout", String(phase.timeout), "--counters", String(configuration.counters), "--seed", String(seed),
                     ]
                     do {
-                        workers.append(try ChildProcess(
-                            executable: configuration.executable, arguments: arguments,
-                            stderrPath: configuration.directory.appendingPathComponent("worker-\(worker).stderr").path))
+                        workers.append(
+                            try ChildProcess(
+                                executable: configuration.executable, arguments: arguments,
+                                stderrPath: configuration.directory.appendingPathComponent("worker-\(worker).stderr").path))
                     } catch {
                         totals.workerFailures += 1
                         details.add("\(label): cannot start a worker: \(error)")

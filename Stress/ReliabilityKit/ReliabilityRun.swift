@@ -94,7 +94,10 @@ public struct ReliabilityRun {
             ("read-only media: unclear errors", value("read-only", "unclear errors"), true),
             ("lost updates across processes", value("several processes", "lost updates"), true),
             ("SQLITE_BUSY not surfaced as 134090", value("several processes", "SQLITE_BUSY surfaced without 134090"), true),
-            ("negative controls undetected", String(reports.first { $0.name.hasPrefix("negative") }.map { $0.figures.filter { $0.name.hasSuffix("undetected") }.reduce(0) { $0 + $1.value } } ?? -1), true),
+            (
+                "negative controls undetected", String(reports.first { $0.name.hasPrefix("negative") }.map { $0.figures.filter { $0.name.hasSuffix("undetected") }.reduce(0) { $0 + $1.value } } ?? -1),
+                true
+            ),
         ]
         for (name, number, mustBeZero) in summary {
             output("  \(name.padding(toLength: 42, withPad: " ", startingAt: 0)) \(number.leftPadded(to: 9))\(mustBeZero ? "  (must be 0)" : "")")

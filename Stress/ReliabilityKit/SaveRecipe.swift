@@ -86,13 +86,15 @@ public struct SaveRecipe: Sendable {
                 index += 1
             }
         }
-        let chosenRoute = route ?? {
-            switch Int.random(in: 0..<6, using: &random) {
-            case 0, 1: return .chain
-            case 2: return .permanentIDs
-            default: return .plain
-            }
-        }()
+        let chosenRoute =
+            route
+            ?? {
+                switch Int.random(in: 0..<6, using: &random) {
+                case 0, 1: return .chain
+                case 2: return .permanentIDs
+                default: return .plain
+                }
+            }()
         return SaveRecipe(number: number, transfers: transfers, payload: Data(bytes), route: chosenRoute)
     }
 

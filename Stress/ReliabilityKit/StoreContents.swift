@@ -55,15 +55,17 @@ public struct StoreContents: Sendable {
         }
         for row in try db.rows("SELECT Z_PK, ZNUMBER, ZTRANSFERCOUNT, ZTOTAL, ZPAYLOADSIZE, ZCHECKSUM, ZPAYLOAD, ZKIND FROM ZSAVERECORD") {
             let payload = row[6].data
-            contents.records.append(Record(
-                primaryKey: row[0].int64, number: row[1].int64, transferCount: row[2].int64, total: row[3].int64,
-                payloadSize: row[4].int64, checksum: row[5].int64, payloadChecksum: Checksum.fnv1a(payload),
-                storedPayloadSize: Int64(payload.count), kind: row[7].text))
+            contents.records.append(
+                Record(
+                    primaryKey: row[0].int64, number: row[1].int64, transferCount: row[2].int64, total: row[3].int64,
+                    payloadSize: row[4].int64, checksum: row[5].int64, payloadChecksum: Checksum.fnv1a(payload),
+                    storedPayloadSize: Int64(payload.count), kind: row[7].text))
         }
         for row in try db.rows("SELECT ZSAVENUMBER, ZSOURCE, ZTARGET, ZAMOUNT, ZRECORD FROM ZTRANSFER") {
-            contents.transfers.append(Transfer(
-                saveNumber: row[0].int64, source: row[1].int64, target: row[2].int64, amount: row[3].int64,
-                recordKey: row[4].isNull ? nil : row[4].int64))
+            contents.transfers.append(
+                Transfer(
+                    saveNumber: row[0].int64, source: row[1].int64, target: row[2].int64, amount: row[3].int64,
+                    recordKey: row[4].isNull ? nil : row[4].int64))
         }
         for row in try db.rows("SELECT ZNAME, ZVALUE FROM ZCOUNTER") {
             contents.counters[row[0].text ?? ""] = row[1].int64

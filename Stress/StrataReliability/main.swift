@@ -23,7 +23,7 @@ func scratch(_ name: String) -> URL {
 
 /// Prints a part's report, removes its folder, exits with its verdict.
 func finish(_ reports: [PartReport], removing directory: URL) -> Never {
-    reports.flatMap(\.lines).forEach { StandardOutput.writeLine($0) }
+    for line in reports.flatMap(\.lines) { StandardOutput.writeLine(line) }
     try? FileManager.default.removeItem(at: directory)
     exit(reports.allSatisfy(\.passes) ? 0 : 1)
 }

@@ -119,11 +119,13 @@ extension BankWorkload {
         let context = tree[index]
         context.performAndWait {
             guard !context.hasChanges else { return }
-            let notification = Notification(name: .managedObjectContextDidSave, object: nil, userInfo: [
-                ManagedObjectContext.NotificationKey.insertedObjectIDs: changes.inserted,
-                ManagedObjectContext.NotificationKey.updatedObjectIDs: changes.updated,
-                ManagedObjectContext.NotificationKey.deletedObjectIDs: changes.deleted,
-            ])
+            let notification = Notification(
+                name: .managedObjectContextDidSave, object: nil,
+                userInfo: [
+                    ManagedObjectContext.NotificationKey.insertedObjectIDs: changes.inserted,
+                    ManagedObjectContext.NotificationKey.updatedObjectIDs: changes.updated,
+                    ManagedObjectContext.NotificationKey.deletedObjectIDs: changes.deleted,
+                ])
             context.mergeChanges(fromContextDidSave: notification)
             counters.merges.add()
         }
@@ -133,11 +135,12 @@ extension BankWorkload {
     /// context's queue (only for contexts whose changes never outlive one block).
     func remoteMerge(at index: Int) {
         guard let changes = recentSaves.withLock({ $0.last }) else { return }
-        ManagedObjectContext.mergeChanges(fromRemoteContextSave: [
-            ManagedObjectContext.NotificationKey.insertedObjectIDs: changes.inserted,
-            ManagedObjectContext.NotificationKey.updatedObjectIDs: changes.updated,
-            ManagedObjectContext.NotificationKey.deletedObjectIDs: changes.deleted,
-        ], into: [tree[index]])
+        ManagedObjectContext.mergeChanges(
+            fromRemoteContextSave: [
+                ManagedObjectContext.NotificationKey.insertedObjectIDs: changes.inserted,
+                ManagedObjectContext.NotificationKey.updatedObjectIDs: changes.updated,
+                ManagedObjectContext.NotificationKey.deletedObjectIDs: changes.deleted,
+            ], into: [tree[index]])
         counters.merges.add()
     }
 

@@ -77,7 +77,7 @@ extension BankWorkload {
     func moveMoney(in context: ManagedObjectContext, from: Int64, to: Int64, amount: Int64) throws -> Bool {
         let accounts = try context.fetch(BankModel.accounts(numbers: [from, to]))
         guard let source = accounts.first(where: { $0.number == from }), let target = accounts.first(where: { $0.number == to }),
-              !source.isDeleted, !target.isDeleted
+            !source.isDeleted, !target.isDeleted
         else { return false }
         inspect(source, in: context)
         inspect(target, in: context)

@@ -36,22 +36,22 @@ public enum BankRole: String, Sendable {
 public enum BankTopology {
     /// The specs and roles, in tree order (parents first).
     public static let layout: [(spec: ContextTree.Spec, role: BankRole)] = [
-        (.init("bank"), .teller),                                                            // 0
-        (.init("bank.teller1", parent: 0), .teller),                                         // 1
-        (.init("bank.teller2", parent: 0), .teller),                                         // 2
-        (.init("bank.teller1.clerk1", parent: 1, automaticallyMerges: true), .teller),       // 3
+        (.init("bank"), .teller),  // 0
+        (.init("bank.teller1", parent: 0), .teller),  // 1
+        (.init("bank.teller2", parent: 0), .teller),  // 2
+        (.init("bank.teller1.clerk1", parent: 1, automaticallyMerges: true), .teller),  // 3
         (.init("bank.teller1.clerk2", parent: 1, retainsRegisteredObjects: true), .teller),  // 4
-        (.init("branch"), .teller),                                                          // 5
-        (.init("branch.teller", parent: 5), .teller),                                        // 6
-        (.init("branch.teller.clerk", parent: 6, automaticallyMerges: true), .teller),       // 7
+        (.init("branch"), .teller),  // 5
+        (.init("branch.teller", parent: 5), .teller),  // 6
+        (.init("branch.teller.clerk", parent: 6, automaticallyMerges: true), .teller),  // 7
         (.init("view", concurrencyType: .mainQueue, automaticallyMerges: true, retainsRegisteredObjects: true), .view),  // 8
-        (.init("view.inspector", parent: 8, automaticallyMerges: true), .inspector),         // 9
-        (.init("auditor"), .auditor),                                                        // 10
-        (.init("labeler", mergePolicy: .mergeByPropertyObjectTrump), .labeler),              // 11
+        (.init("view.inspector", parent: 8, automaticallyMerges: true), .inspector),  // 9
+        (.init("auditor"), .auditor),  // 10
+        (.init("labeler", mergePolicy: .mergeByPropertyObjectTrump), .labeler),  // 11
         (.init("labeler.editor", parent: 11, mergePolicy: .mergeByPropertyStoreTrump), .labeler),  // 12
-        (.init("resetter", retainsRegisteredObjects: true), .resetter),                      // 13
-        (.init("importer"), .importer),                                                      // 14
-        (.init("importer.child", parent: 14), .importer),                                    // 15
+        (.init("resetter", retainsRegisteredObjects: true), .resetter),  // 13
+        (.init("importer"), .importer),  // 14
+        (.init("importer.child", parent: 14), .importer),  // 15
     ]
 
     /// The roles by context index.

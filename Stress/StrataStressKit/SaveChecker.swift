@@ -35,9 +35,10 @@ final class SaveChecker: Sendable {
             guard let context = notification.object as? ManagedObjectContext, roots.contains(ObjectIdentifier(context)) else { return }
             let info = notification.userInfo ?? [:]
             func ids(_ key: String) -> Set<ManagedObjectID> { info[key] as? Set<ManagedObjectID> ?? [] }
-            workload.noteRootSave(ContextChanges(
-                name: notification.name, inserted: ids(ManagedObjectContext.NotificationKey.insertedObjectIDs),
-                updated: ids(ManagedObjectContext.NotificationKey.updatedObjectIDs), deleted: ids(ManagedObjectContext.NotificationKey.deletedObjectIDs)))
+            workload.noteRootSave(
+                ContextChanges(
+                    name: notification.name, inserted: ids(ManagedObjectContext.NotificationKey.insertedObjectIDs),
+                    updated: ids(ManagedObjectContext.NotificationKey.updatedObjectIDs), deleted: ids(ManagedObjectContext.NotificationKey.deletedObjectIDs)))
             workload.counters.rootSaves.add()
             signal.signal()
         }
@@ -80,11 +81,12 @@ final class SaveChecker: Sendable {
             if configuration.progressInterval > 0, seconds(from: lastProgress, to: now) >= configuration.progressInterval {
                 lastProgress = now
                 let elapsed = seconds(from: start, to: now)
-                log(String(
-                    format: "  t=%3.0fs  %d ops (%.0f/s), %d transfers, %d root saves, %d conflicts retried, %d checks",
-                    elapsed, counters.operations.current, Double(counters.operations.current) / max(elapsed, 0.001),
-                    counters.transfers.current, counters.rootSaves.current, counters.conflicts.current + counters.constraintConflicts.current,
-                    counters.checks.current))
+                log(
+                    String(
+                        format: "  t=%3.0fs  %d ops (%.0f/s), %d transfers, %d root saves, %d conflicts retried, %d checks",
+                        elapsed, counters.operations.current, Double(counters.operations.current) / max(elapsed, 0.001),
+                        counters.transfers.current, counters.rootSaves.current, counters.conflicts.current + counters.constraintConflicts.current,
+                        counters.checks.current))
             }
         }
     }

@@ -86,9 +86,11 @@ public final class StressRun: Sendable {
         report.operations = counters.operations.current
         guard workers.finished else {
             checker.stop()
-            report.check("no deadlock: every worker finished within \(Int(configuration.watchdogGrace)) s of the deadline", problems: [
-                "workers still blocked (a deadlock or a hang):\n\(workload.activityReport)",
-            ])
+            report.check(
+                "no deadlock: every worker finished within \(Int(configuration.watchdogGrace)) s of the deadline",
+                problems: [
+                    "workers still blocked (a deadlock or a hang):\n\(workload.activityReport)"
+                ])
             report.failures = counters.failures
             return report
         }
@@ -109,12 +111,15 @@ public final class StressRun: Sendable {
         }
         tree.drain()  // automatic merges of the last saves have run
 
-        report.check("no deadlock: every worker finished, asynchronous blocks drained", problems: drained ? [] : ["asynchronous blocks still pending after 30 s"], figures: "\(configuration.threads) workers")
+        report.check(
+            "no deadlock: every worker finished, asynchronous blocks drained", problems: drained ? [] : ["asynchronous blocks still pending after 30 s"], figures: "\(configuration.threads) workers")
         report.check(
             "checks after root saves: total money constant, no account negative", problems: checker.problems,
             figures: "\(counters.checks.current) checks over \(counters.rootSaves.current) root saves (coalesced when saves outpace checks), \(counters.fullChecks.current) full ledger checks")
         report.check("no account ever seen negative in any context", problems: counters.negativeSightings.current == 0 ? [] : ["\(counters.negativeSightings.current) sightings"])
-        report.check("pinned query generations always add up", problems: counters.pinnedAuditFailures.current == 0 ? [] : ["\(counters.pinnedAuditFailures.current) audits with a wrong total"], figures: "\(counters.pinnedAudits.current) audits")
+        report.check(
+            "pinned query generations always add up", problems: counters.pinnedAuditFailures.current == 0 ? [] : ["\(counters.pinnedAuditFailures.current) audits with a wrong total"],
+            figures: "\(counters.pinnedAudits.current) audits")
         let ledger = BankInvariants.ledger(in: reader, initialAccounts: configuration.initialAccounts)
         report.check(
             "final ledger: total money constant, no account negative, no lost update (counters and balances match the transfer log)",

@@ -44,12 +44,14 @@ struct FuzzCorpusTests {
         #expect(answered >= 15)
     }
 
-    @Test("Nesting deeper than the limit is a syntax error, not a stack overflow", arguments: [
-        String(repeating: "(", count: 3_000) + "age == 1" + String(repeating: ")", count: 3_000),
-        String(repeating: "NOT ", count: 3_000) + "age == 1",
-        "age IN " + String(repeating: "{", count: 3_000) + "1" + String(repeating: "}", count: 3_000),
-        "age == " + String(repeating: "-", count: 3_000) + "1",
-    ])
+    @Test(
+        "Nesting deeper than the limit is a syntax error, not a stack overflow",
+        arguments: [
+            String(repeating: "(", count: 3_000) + "age == 1" + String(repeating: ")", count: 3_000),
+            String(repeating: "NOT ", count: 3_000) + "age == 1",
+            "age IN " + String(repeating: "{", count: 3_000) + "1" + String(repeating: "}", count: 3_000),
+            "age == " + String(repeating: "-", count: 3_000) + "1",
+        ])
     func deepNesting(format: String) {
         #expect {
             _ = try ObjectPredicate(validatingFormat: format)
@@ -65,12 +67,14 @@ struct FuzzCorpusTests {
         #expect(throws: StrataError.self) { _ = try ObjectExpression(validatingFormat: Array(repeating: "age", count: 150).joined(separator: " + ")) }
     }
 
-    @Test("The printed form of a tree just under the limit parses back (it parenthesises every level)", arguments: [
-        String(repeating: "NOT ", count: 90) + "age == 1",
-        "age == " + String(repeating: "-", count: 95) + "score",
-        "age == " + Array(repeating: "score", count: 95).joined(separator: " - "),
-        "age IN " + String(repeating: "{", count: 90) + "1" + String(repeating: "}", count: 90),
-    ])
+    @Test(
+        "The printed form of a tree just under the limit parses back (it parenthesises every level)",
+        arguments: [
+            String(repeating: "NOT ", count: 90) + "age == 1",
+            "age == " + String(repeating: "-", count: 95) + "score",
+            "age == " + Array(repeating: "score", count: 95).joined(separator: " - "),
+            "age IN " + String(repeating: "{", count: 90) + "1" + String(repeating: "}", count: 90),
+        ])
     func roundTripNearTheLimit(format: String) throws {
         let predicate = try ObjectPredicate(validatingFormat: format)
         let reparsed = try ObjectPredicate(validatingFormat: predicate.predicateFormat)

@@ -100,10 +100,11 @@ public struct BaselineComparison: Codable, Sendable, Equatable {
                 let relative = configuration.threshold(for: metric)
                 let absolute = configuration.absoluteThreshold(for: metric)
                 let (verdict, change) = classify(metric: metric, baseline: then, current: now, threshold: relative, absoluteThreshold: absolute)
-                deltas.append(BaselineDelta(
-                    benchmark: results.name, metric: metric, baseline: then, current: now,
-                    relativeChange: change, threshold: relative, absoluteThreshold: absolute, verdict: verdict
-                ))
+                deltas.append(
+                    BaselineDelta(
+                        benchmark: results.name, metric: metric, baseline: then, current: now,
+                        relativeChange: change, threshold: relative, absoluteThreshold: absolute, verdict: verdict
+                    ))
             }
         }
         var notes: [String] = []

@@ -18,13 +18,13 @@ public enum BaselineError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .invalidName(let name):
             "invalid baseline name \"\(name)\": use letters, digits, '.', '-' or '_' only"
-        case let .notFound(name, path):
+        case .notFound(let name, let path):
             "no baseline named \"\(name)\" (expected \(path)); create it with `baseline update \(name)`"
-        case let .unreadable(path, reason):
+        case .unreadable(let path, let reason):
             "cannot read baseline \(path): \(reason)"
-        case let .corrupted(path, reason):
+        case .corrupted(let path, let reason):
             "baseline \(path) is corrupted or not a baseline file: \(reason); re-create it with `baseline update`"
-        case let .unwritable(path, reason):
+        case .unwritable(let path, let reason):
             "cannot write baseline \(path): \(reason)"
         }
     }

@@ -36,12 +36,12 @@ public enum JSONReport {
             return joined.isEmpty ? "top level" : joined
         }
         switch decodingError {
-        case let .dataCorrupted(context):
+        case .dataCorrupted(let context):
             let underlying = context.underlyingError.map { " (\($0.localizedDescription))" } ?? ""
             return "invalid JSON at \(location(context.codingPath)): \(context.debugDescription)\(underlying)"
-        case let .keyNotFound(key, context):
+        case .keyNotFound(let key, let context):
             return "missing key \"\(key.stringValue)\" at \(location(context.codingPath))"
-        case let .typeMismatch(_, context), let .valueNotFound(_, context):
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
             return "unexpected value at \(location(context.codingPath)): \(context.debugDescription)"
         @unknown default:
             return String(describing: decodingError)

@@ -72,14 +72,16 @@ struct ReportDocument {
     private static func statisticsBlocks(_ results: BenchmarkResults) -> [Block] {
         let warmup = results.warmupIterations == 1 ? "1 warm-up" : "\(results.warmupIterations) warm-ups"
         var blocks: [Block] = [.line("\(results.iterations) iterations (\(warmup)), scaling factor \(results.scalingFactor)")]
-        var table = TextTable(columns: [TextTable.Column(title: "Metric", alignment: .left), TextTable.Column(title: "Unit", alignment: .left)]
-            + BenchmarkPercentile.allCases.map { TextTable.Column(title: $0.rawValue, alignment: .right) })
+        var table = TextTable(
+            columns: [TextTable.Column(title: "Metric", alignment: .left), TextTable.Column(title: "Unit", alignment: .left)]
+                + BenchmarkPercentile.allCases.map { TextTable.Column(title: $0.rawValue, alignment: .right) })
         for metric in results.measuredMetrics {
             guard let statistics = results.statistics[metric] else { continue }
             // p90 picks a unit that suits the bulk of the row without letting one outlier dominate.
             let scale = ValueFormatter.scale(for: metric.unitKind, magnitude: statistics.p90 != 0 ? statistics.p90 : statistics.p100)
-            table.rows.append([metric.displayName, scale.symbol.isEmpty ? "count" : scale.symbol]
-                + BenchmarkPercentile.allCases.map { ValueFormatter.number(statistics.value($0), scale: scale) })
+            table.rows.append(
+                [metric.displayName, scale.symbol.isEmpty ? "count" : scale.symbol]
+                    + BenchmarkPercentile.allCases.map { ValueFormatter.number(statistics.value($0), scale: scale) })
         }
         if !table.rows.isEmpty { blocks.append(.table(table)) }
         var reasons: [String] = []
@@ -145,9 +147,10 @@ struct ReportDocument {
     private static func summarySection(_ report: BenchmarkRunReport) -> Section {
         var blocks: [Block] = []
         if !report.pairs.isEmpty {
-            var table = TextTable(columns: [TextTable.Column(title: "Pair (strata ÷ raw)", alignment: .left)]
-                + summaryMetrics.map { TextTable.Column(title: $0.displayName, alignment: .right) }
-                + [TextTable.Column(title: "Targets", alignment: .left)])
+            var table = TextTable(
+                columns: [TextTable.Column(title: "Pair (strata ÷ raw)", alignment: .left)]
+                    + summaryMetrics.map { TextTable.Column(title: $0.displayName, alignment: .right) }
+                    + [TextTable.Column(title: "Targets", alignment: .left)])
             for pair in report.pairs {
                 let outcomes = report.targets.filter { $0.subject == pair.name }
                 table.rows.append([pair.name] + summaryMetrics.map { ValueFormatter.ratio(pair.ratios[$0]) } + [targetSummary(outcomes)])

@@ -96,7 +96,8 @@ public struct BenchmarkRunReport: Codable, Sendable, Equatable {
         suite = try container.decodeIfPresent(String.self, forKey: .suite) ?? ""
         createdAt = try container.decodeIfPresent(Date.self, forKey: .createdAt) ?? Date(timeIntervalSince1970: 0)
         quick = try container.decodeIfPresent(Bool.self, forKey: .quick) ?? false
-        environment = try container.decodeIfPresent(BenchmarkEnvironment.self, forKey: .environment)
+        environment =
+            try container.decodeIfPresent(BenchmarkEnvironment.self, forKey: .environment)
             ?? BenchmarkEnvironment(jemallocStatistics: "unknown", peakResidentReset: "unknown", hostName: "unknown", processorCount: 0)
         benchmarks = try container.decode([BenchmarkResults].self, forKey: .benchmarks)
         pairs = try container.decodeIfPresent([PairResults].self, forKey: .pairs) ?? []

@@ -53,13 +53,13 @@ public struct BenchmarkTarget: Sendable {
     /// What the target demands, e.g. `wall clock ratio ≤ 1.50×`.
     public var description: String {
         switch kind {
-        case let .ratio(bound, metric, atMost):
+        case .ratio(let bound, let metric, let atMost):
             return "\(metric.displayName.lowercased()) ratio \(atMost ? "≤" : "≥") \(ValueFormatter.ratio(bound))"
-        case let .absolute(bound, metric, unit, atMost):
+        case .absolute(let bound, let metric, let unit, let atMost):
             let number = bound == bound.rounded() && abs(bound) < 1e15 ? String(Int64(bound)) : String(bound)
             let value = unit.isEmpty ? number : "\(number) \(unit)"
             return "\(metric.displayName.lowercased()) p50 \(atMost ? "≤" : "≥") \(value)"
-        case let .custom(description, _), let .customComparison(description, _):
+        case .custom(let description, _), .customComparison(let description, _):
             return description
         }
     }

@@ -105,7 +105,8 @@ final class MeasurementRecorder {
 
         if wantsJemalloc {
             if let before = start.counters, let after = counters,
-               after.mallocCount >= before.mallocCount, after.bytesAllocated >= before.bytesAllocated {
+                after.mallocCount >= before.mallocCount, after.bytesAllocated >= before.bytesAllocated
+            {
                 measurement.mallocCount = (measurement.mallocCount ?? 0) &+ (after.mallocCount - before.mallocCount)
                 measurement.bytesAllocated = (measurement.bytesAllocated ?? 0) &+ (after.bytesAllocated - before.bytesAllocated)
             } else {

@@ -101,10 +101,11 @@ struct SuiteExecution {
             report.targets += relation.targets.map { TargetEvaluator.skipped($0, subjectName: relation.name, reason: note) }
             return
         }
-        report.relations.append(RelationResults(
-            name: relation.name, numerator: relation.numerator, denominator: relation.denominator,
-            ratios: BenchmarkRatio.ratios(numerator: top, denominator: bottom)
-        ))
+        report.relations.append(
+            RelationResults(
+                name: relation.name, numerator: relation.numerator, denominator: relation.denominator,
+                ratios: BenchmarkRatio.ratios(numerator: top, denominator: bottom)
+            ))
         let subject = TargetSubject.comparison(numerator: top, numeratorLabel: top.name, denominator: bottom, denominatorLabel: bottom.name)
         report.targets += relation.targets.map { TargetEvaluator.evaluate($0, subjectName: relation.name, subject: subject) }
     }

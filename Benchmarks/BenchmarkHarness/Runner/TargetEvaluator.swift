@@ -34,8 +34,8 @@ enum TargetEvaluator {
 
     private static func verdict(for target: BenchmarkTarget, subject: TargetSubject) -> (met: Bool, detail: String) {
         switch target.kind {
-        case let .ratio(bound, metric, atMost):
-            guard case let .comparison(numerator, numeratorLabel, denominator, denominatorLabel) = subject else {
+        case .ratio(let bound, let metric, let atMost):
+            guard case .comparison(let numerator, let numeratorLabel, let denominator, let denominatorLabel) = subject else {
                 return (false, "a ratio target needs a pair or a relation")
             }
             guard let top = numerator.p50(metric), let bottom = denominator.p50(metric) else {
@@ -48,7 +48,7 @@ enum TargetEvaluator {
             let met = atMost ? ratio <= bound : ratio >= bound
             return (met, "\(numbers) = \(ValueFormatter.ratio(ratio)) (limit \(atMost ? "≤" : "≥") \(ValueFormatter.ratio(bound)))")
 
-        case let .absolute(bound, metric, unit, atMost):
+        case .absolute(let bound, let metric, let unit, let atMost):
             guard let multiplier = metric.unitKind.multiplier(forUnit: unit) else {
                 return (false, "unknown unit \"\(unit)\" for \(metric.displayName.lowercased())")
             }
@@ -60,11 +60,11 @@ enum TargetEvaluator {
             let met = atMost ? value <= limit : value >= limit
             return (met, "\(results.name): p50 \(ValueFormatter.format(value, metric: metric)) (limit \(atMost ? "≤" : "≥") \(ValueFormatter.format(limit, metric: metric)))")
 
-        case let .custom(_, check):
+        case .custom(_, let check):
             return check(subject.primary)
 
-        case let .customComparison(_, check):
-            guard case let .comparison(numerator, _, denominator, _) = subject else {
+        case .customComparison(_, let check):
+            guard case .comparison(let numerator, _, let denominator, _) = subject else {
                 return (false, "a comparison target needs a pair or a relation")
             }
             return check(numerator, denominator)

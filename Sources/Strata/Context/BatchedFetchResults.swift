@@ -79,7 +79,9 @@ extension ManagedObjectContext {
         for code in codes {
             let concrete = model?.entity(forCode: code) ?? entity
             guard concrete.managedObjectClass is T.Type else {
-                throw StrataError(code: StrataError.Code.coreData, message: "Objects of entity '\(concrete.name)' are \(concrete.managedObjectClass), not \(T.self): use FetchRequest<\(concrete.managedObjectClass)>", entityName: concrete.name)
+                throw StrataError(
+                    code: StrataError.Code.coreData,
+                    message: "Objects of entity '\(concrete.name)' are \(concrete.managedObjectClass), not \(T.self): use FetchRequest<\(concrete.managedObjectClass)>", entityName: concrete.name)
             }
         }
         let plan = try makePlan(request, entity: entity, kind: .objectIDs)

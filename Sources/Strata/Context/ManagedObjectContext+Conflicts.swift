@@ -163,9 +163,10 @@ extension ManagedObjectContext {
                 }
                 seen[signature] = object
                 // A matching row in the parent store.
-                let predicate = ObjectPredicate.and(zip(keys, values).map { key, value in
-                    ObjectPredicate(node: .comparison(ComparisonNode(modifier: .direct, lhs: .keyPath([key]), op: .equal, options: [], rhs: .constant(value))))
-                })
+                let predicate = ObjectPredicate.and(
+                    zip(keys, values).map { key, value in
+                        ObjectPredicate(node: .comparison(ComparisonNode(modifier: .direct, lhs: .keyPath([key]), op: .equal, options: [], rhs: .constant(value))))
+                    })
                 let plan = try FetchPlan.make(entity: owner, predicate: predicate, sortDescriptors: [], limit: 1, offset: 0, includesSubentities: true, resultKind: .rows)
                 guard let existing = try parent.fetchRows(plan).first, existing.objectID != object.objectID else { continue }
                 if let registered = findRegistered(existing.objectID), registered.change == .deleted {
@@ -179,7 +180,9 @@ extension ManagedObjectContext {
             }
         }
         if !conflicts.isEmpty {
-            var error = StrataError(code: StrataError.Code.managedObjectConstraintMerge, message: "Uniqueness constraint conflict: \(conflicts.count) inserted object(s) duplicate existing ones", entityName: conflicts.first?.objectID.entityName)
+            var error = StrataError(
+                code: StrataError.Code.managedObjectConstraintMerge, message: "Uniqueness constraint conflict: \(conflicts.count) inserted object(s) duplicate existing ones",
+                entityName: conflicts.first?.objectID.entityName)
             error.conflicts = conflicts
             throw error
         }

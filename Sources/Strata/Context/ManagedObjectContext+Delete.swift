@@ -15,7 +15,9 @@ extension ManagedObjectContext {
     public func delete(_ object: ManagedObject) {
         checkAccess("delete(_:)")
         guard object.link === self else {
-            recordContextProblem(StrataError(code: StrataError.Code.coreData, message: "delete(_:) was given a \(object.entity.name) object of another context", entityName: object.entity.name, objectID: object.objectID))
+            recordContextProblem(
+                StrataError(
+                    code: StrataError.Code.coreData, message: "delete(_:) was given a \(object.entity.name) object of another context", entityName: object.entity.name, objectID: object.objectID))
             return
         }
         // A work list rather than recursion: a long cascade chain cannot overflow the stack.

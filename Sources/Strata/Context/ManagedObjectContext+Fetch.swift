@@ -27,7 +27,9 @@ extension ManagedObjectContext {
         converted.reserveCapacity(results.count)
         for result in results {
             guard let element = result as? T else {
-                throw StrataError(code: StrataError.Code.coreData, message: "The fetch returns \(type(of: result)) values, which are not \(T.self): use FetchRequest<\(type(of: result))> or set resultType to match", entityName: entity.name)
+                throw StrataError(
+                    code: StrataError.Code.coreData, message: "The fetch returns \(type(of: result)) values, which are not \(T.self): use FetchRequest<\(type(of: result))> or set resultType to match",
+                    entityName: entity.name)
             }
             converted.append(element)
         }

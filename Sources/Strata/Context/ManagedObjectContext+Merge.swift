@@ -30,15 +30,20 @@ extension ManagedObjectContext {
         let info = notification.userInfo ?? [:]
         func ids(_ key: String) -> Set<ManagedObjectID> {
             if let set = info[key] as? Set<ManagedObjectID> { return set }
-            if let objectsKey = [NotificationKey.insertedObjectIDs: NotificationKey.insertedObjects, NotificationKey.updatedObjectIDs: NotificationKey.updatedObjects, NotificationKey.deletedObjectIDs: NotificationKey.deletedObjects][key],
-               let objects = info[objectsKey] as? Set<ManagedObject> {
+            if let objectsKey = [
+                NotificationKey.insertedObjectIDs: NotificationKey.insertedObjects, NotificationKey.updatedObjectIDs: NotificationKey.updatedObjects,
+                NotificationKey.deletedObjectIDs: NotificationKey.deletedObjects,
+            ][key],
+                let objects = info[objectsKey] as? Set<ManagedObject>
+            {
                 return Set(objects.map(\.objectID))
             }
             return []
         }
-        merge(ContextChanges(
-            name: .managedObjectContextDidSave, inserted: ids(NotificationKey.insertedObjectIDs),
-            updated: ids(NotificationKey.updatedObjectIDs), deleted: ids(NotificationKey.deletedObjectIDs)))
+        merge(
+            ContextChanges(
+                name: .managedObjectContextDidSave, inserted: ids(NotificationKey.insertedObjectIDs),
+                updated: ids(NotificationKey.updatedObjectIDs), deleted: ids(NotificationKey.deletedObjectIDs)))
     }
 
     /// Merges saved changes (IDs only) into each of `contexts`, on each context's own queue,

@@ -116,7 +116,9 @@ extension ManagedObjectContext: ObjectContextLink {
             object.record(error)
             return []
         } catch {
-            object.record(StrataError(code: StrataError.Code.coreData, message: "Loading '\(relationship.name)' failed: \(error)", entityName: object.entity.name, key: relationship.name, objectID: object.objectID))
+            object.record(
+                StrataError(
+                    code: StrataError.Code.coreData, message: "Loading '\(relationship.name)' failed: \(error)", entityName: object.entity.name, key: relationship.name, objectID: object.objectID))
             return []
         }
     }

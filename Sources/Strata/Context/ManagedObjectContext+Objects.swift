@@ -46,7 +46,10 @@ extension ManagedObjectContext {
                 if object.change == .deleted { undelete(object) }
                 return
             }
-            recordContextProblem(StrataError(code: StrataError.Code.managedObjectExternalRelationship, message: "\(object.entity.name) object already belongs to another context", entityName: object.entity.name, objectID: object.objectID))
+            recordContextProblem(
+                StrataError(
+                    code: StrataError.Code.managedObjectExternalRelationship, message: "\(object.entity.name) object already belongs to another context", entityName: object.entity.name,
+                    objectID: object.objectID))
             return
         }
         let entity = object.entity
@@ -65,7 +68,10 @@ extension ManagedObjectContext {
         state.inserted.insert(object)
         noteEvent(.inserted, for: object)
         if entity.isAbstract {
-            object.record(StrataError(code: StrataError.Code.managedObjectValidation, message: "Entity '\(entity.name)' is abstract: insert one of its sub-entities instead", entityName: entity.name, objectID: object.objectID))
+            object.record(
+                StrataError(
+                    code: StrataError.Code.managedObjectValidation, message: "Entity '\(entity.name)' is abstract: insert one of its sub-entities instead", entityName: entity.name,
+                    objectID: object.objectID))
         }
         object.awakeFromInsert()
     }
@@ -77,7 +83,12 @@ extension ManagedObjectContext {
         attach(object)
         object.change = .inserted
         state.inserted.insert(object)
-        object.record(StrataError(code: StrataError.Code.coreData, message: "The model has no entity whose class is \(object.entity.name); create the object with init(entity:insertInto:) or map the class in EntityDescription(name:managedObjectClass:)", entityName: object.entity.name, objectID: object.objectID))
+        object.record(
+            StrataError(
+                code: StrataError.Code.coreData,
+                message:
+                    "The model has no entity whose class is \(object.entity.name); create the object with init(entity:insertInto:) or map the class in EntityDescription(name:managedObjectClass:)",
+                entityName: object.entity.name, objectID: object.objectID))
     }
 
     /// Creates and inserts an object of `entity` (the entity's class is instantiated). Throws
@@ -130,7 +141,8 @@ extension ManagedObjectContext {
         checkAccess("existingObject(with:)")
         if let object = findRegistered(objectID) {
             if object.change == .deleted {
-                throw StrataError(code: StrataError.Code.managedObjectReferentialIntegrity, message: "The \(objectID.entity.name) object was deleted", entityName: objectID.entity.name, objectID: objectID)
+                throw StrataError(
+                    code: StrataError.Code.managedObjectReferentialIntegrity, message: "The \(objectID.entity.name) object was deleted", entityName: objectID.entity.name, objectID: objectID)
             }
             if !object.isFaultStorage { return object }
             if let snapshot = object.snapshot {
@@ -139,11 +151,15 @@ extension ManagedObjectContext {
             }
         }
         if objectID.isTemporaryID {
-            throw StrataError(code: StrataError.Code.managedObjectReferentialIntegrity, message: "No object with temporary ID \(objectID) is registered in this context", entityName: objectID.entity.name, objectID: objectID)
+            throw StrataError(
+                code: StrataError.Code.managedObjectReferentialIntegrity, message: "No object with temporary ID \(objectID) is registered in this context", entityName: objectID.entity.name,
+                objectID: objectID)
         }
         let snapshots = try requireParentStore().snapshots(for: [objectID], maxAge: stalenessInterval)
         guard let snapshot = snapshots.first else {
-            throw StrataError(code: StrataError.Code.managedObjectReferentialIntegrity, message: "The \(objectID.entity.name) object does not exist in the store", entityName: objectID.entity.name, objectID: objectID)
+            throw StrataError(
+                code: StrataError.Code.managedObjectReferentialIntegrity, message: "The \(objectID.entity.name) object does not exist in the store", entityName: objectID.entity.name,
+                objectID: objectID)
         }
         let object = registeredOrFault(snapshot.objectID)
         if object.isFaultStorage { apply(snapshot, to: object) }

@@ -95,7 +95,8 @@ extension ManagedObjectContext: ParentStore {
             var forward: [(asked: ManagedObjectID, wanted: ManagedObjectID)] = []
             for id in ids {
                 if let object = findRegistered(id), case .toMany(let slot)? = object.entity.layout.slots[relationship.name],
-                   object.change != .none || (slot < object.toManyValues.count && object.toManyValues[slot] != nil) {
+                    object.change != .none || (slot < object.toManyValues.count && object.toManyValues[slot] != nil)
+                {
                     result[id] = object.toManyIDs(slot: slot)
                 } else if let id = forwardable(id) {
                     forward.append(id)
@@ -212,13 +213,17 @@ extension ManagedObjectContext: ParentStore {
             gone = gone || object.change == .deleted || object.link == nil
             if !gone && sameValues(object, as: base) { return (object, nil) }
         }
-        let objectSnapshot = childValues.map {
-            RowSnapshot(objectID: id, version: base.version, attributes: $0.attributes, toOne: $0.toOne).printable()
-        } ?? [:]
+        let objectSnapshot =
+            childValues.map {
+                RowSnapshot(objectID: id, version: base.version, attributes: $0.attributes, toOne: $0.toOne).printable()
+            } ?? [:]
         let persisted = gone ? nil : object.map(currentSnapshot)
-        return (object, MergeConflict(
-            objectID: id, oldVersionNumber: base.version, newVersionNumber: persisted?.version ?? 0,
-            cachedSnapshot: base.printable(), persistedSnapshot: persisted?.printable(), objectSnapshot: objectSnapshot))
+        return (
+            object,
+            MergeConflict(
+                objectID: id, oldVersionNumber: base.version, newVersionNumber: persisted?.version ?? 0,
+                cachedSnapshot: base.printable(), persistedSnapshot: persisted?.printable(), objectSnapshot: objectSnapshot)
+        )
     }
 
     /// Whether the object's stored attributes and to-ones are those of `base` (a to-one

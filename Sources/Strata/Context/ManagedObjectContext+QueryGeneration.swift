@@ -41,7 +41,7 @@ extension ManagedObjectContext {
     /// After a root save, a pinned context moves to the state right after its save.
     func advancePinnedGenerationAfterSave() {
         guard pinnedGeneration.withLock({ $0 != nil }), let coordinator = persistentStoreCoordinator,
-              let generation = try? coordinator.pinCurrentGeneration()
+            let generation = try? coordinator.pinCurrentGeneration()
         else { return }
         let old = pinnedGeneration.withLock { current -> PinnedGeneration? in
             defer { current = generation }

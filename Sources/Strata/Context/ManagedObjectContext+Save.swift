@@ -51,7 +51,9 @@ extension ManagedObjectContext {
             if pending.isEmpty { break }
             passes += 1
             if passes > Self.maximumWillSavePasses {
-                throw StrataError(code: StrataError.Code.coreData, message: "willSave() kept changing objects after \(Self.maximumWillSavePasses) passes; a willSave() override probably changes a value on every call")
+                throw StrataError(
+                    code: StrataError.Code.coreData,
+                    message: "willSave() kept changing objects after \(Self.maximumWillSavePasses) passes; a willSave() override probably changes a value on every call")
             }
             for object in pending { object.changedSinceWillSave = false }
             for object in pending {
@@ -93,9 +95,10 @@ extension ManagedObjectContext {
         var changes = StoreChangeSet()
         for object in state.inserted.objects {
             let layout = object.entity.layout
-            changes.inserts.append(RowChange(
-                objectID: object.objectID, baseVersion: 0, attributes: object.attributeValues, toOne: object.toOneValues,
-                changedAttributeSlots: Array(0..<layout.storedAttributes.count), changedToOneSlots: Array(0..<layout.toOneRelationships.count)))
+            changes.inserts.append(
+                RowChange(
+                    objectID: object.objectID, baseVersion: 0, attributes: object.attributeValues, toOne: object.toOneValues,
+                    changedAttributeSlots: Array(0..<layout.storedAttributes.count), changedToOneSlots: Array(0..<layout.toOneRelationships.count)))
             appendToManyChanges(of: object, to: &changes)
         }
         for object in state.updated.objects {
@@ -111,9 +114,10 @@ extension ManagedObjectContext {
                     toOneSlots.append(index - toOneStart)
                 }
             }
-            changes.updates.append(RowChange(
-                objectID: object.objectID, baseVersion: object.snapshot?.version ?? 0, attributes: object.attributeValues,
-                toOne: object.toOneValues, changedAttributeSlots: attributeSlots, changedToOneSlots: toOneSlots, base: object.snapshot))
+            changes.updates.append(
+                RowChange(
+                    objectID: object.objectID, baseVersion: object.snapshot?.version ?? 0, attributes: object.attributeValues,
+                    toOne: object.toOneValues, changedAttributeSlots: attributeSlots, changedToOneSlots: toOneSlots, base: object.snapshot))
             appendToManyChanges(of: object, to: &changes)
         }
         for object in state.deleted.objects {
@@ -133,9 +137,10 @@ extension ManagedObjectContext {
             let removed = committed.ids.filter { !current.contains($0) }
             let orderChanged = relationship.isOrdered && current.ids != committed.ids
             guard !added.isEmpty || !removed.isEmpty || orderChanged else { continue }
-            changes.toManyChanges.append(ToManyChange(
-                owner: object.objectID, relationship: relationship, added: added, removed: removed,
-                ordered: relationship.isOrdered ? current.ids : nil))
+            changes.toManyChanges.append(
+                ToManyChange(
+                    owner: object.objectID, relationship: relationship, added: added, removed: removed,
+                    ordered: relationship.isOrdered ? current.ids : nil))
         }
     }
 
@@ -198,11 +203,13 @@ extension ManagedObjectContext {
         let changes = ContextChanges(
             name: .managedObjectContextDidSave, inserted: Set(insertedObjects.map(\.objectID)),
             updated: Set(updatedObjects.map(\.objectID)), deleted: Set(deletedIDs))
-        post(changes, userInfo: [
-            ManagedObjectContext.NotificationKey.insertedObjects: Set(insertedObjects),
-            ManagedObjectContext.NotificationKey.updatedObjects: Set(updatedObjects),
-            ManagedObjectContext.NotificationKey.deletedObjects: Set(deletedObjects),
-        ])
+        post(
+            changes,
+            userInfo: [
+                ManagedObjectContext.NotificationKey.insertedObjects: Set(insertedObjects),
+                ManagedObjectContext.NotificationKey.updatedObjects: Set(updatedObjects),
+                ManagedObjectContext.NotificationKey.deletedObjects: Set(deletedObjects),
+            ])
         post(ContextChanges(name: .managedObjectContextDidSaveObjectIDs, inserted: changes.inserted, updated: changes.updated, deleted: changes.deleted), userInfo: [:])
         didSaveChanges(changes)
     }

@@ -123,8 +123,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         guard url.scheme == "x-coredata", let host = url.host else { return nil }
         let parts = url.path.split(separator: "/").map(String.init)
         guard parts.count == 2, parts[1].hasPrefix("p"), let pk = Int64(parts[1].dropFirst()),
-              let entity = managedObjectModel.entitiesByName[parts[0]],
-              let store = persistentStores.first(where: { $0.identifier == host })
+            let entity = managedObjectModel.entitiesByName[parts[0]],
+            let store = persistentStores.first(where: { $0.identifier == host })
         else { return nil }
         return ManagedObjectID(entity: entity, primaryKey: pk, store: store.backend.token)
     }
@@ -159,7 +159,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         let stores = persistentStores
         if let store = stores.first(where: { $0.holds(entity) }) { return store }
         if stores.isEmpty {
-            throw StrataError(code: StrataError.Code.coreData, message: "The coordinator has no persistent store: add one (or load the container's stores) before fetching or saving", entityName: entity.name)
+            throw StrataError(
+                code: StrataError.Code.coreData, message: "The coordinator has no persistent store: add one (or load the container's stores) before fetching or saving", entityName: entity.name)
         }
         throw StrataError(code: StrataError.Code.coreData, message: "No store of this coordinator holds entity '\(entity.name)' (check the stores' configurations)", entityName: entity.name)
     }
@@ -294,7 +295,8 @@ extension PersistentStoreCoordinator: ParentStore {
             guard !committed.isEmpty else { throw error }
             var incomplete = StrataError.wrapping(error, while: "Saving", url: nil)
             let names = committed.map { $0.url?.lastPathComponent ?? $0.identifier }.joined(separator: ", ")
-            incomplete.message = "The save spanned several stores and is incomplete: \(names) committed, then another store failed to commit (\(incomplete.message)). The context still holds every change; saving it again would write the committed part twice: reset or refetch first."
+            incomplete.message =
+                "The save spanned several stores and is incomplete: \(names) committed, then another store failed to commit (\(incomplete.message)). The context still holds every change; saving it again would write the committed part twice: reset or refetch first."
             incomplete.code = StrataError.Code.persistentStoreIncompleteSave
             throw incomplete
         }

@@ -99,10 +99,11 @@ final class EntityLayout: @unchecked Sendable {
         self.toOneRelationships = toOne
         self.toManyRelationships = toMany
         self.fetchedProperties = fetched
-        self.defaultValues = ContiguousArray(stored.map { attribute -> SQLiteValue in
-            guard let value = attribute.defaultValue, case .success(let encoded) = AttributeCodec.encode(value, for: attribute) else { return .null }
-            return encoded
-        })
+        self.defaultValues = ContiguousArray(
+            stored.map { attribute -> SQLiteValue in
+                guard let value = attribute.defaultValue, case .success(let encoded) = AttributeCodec.encode(value, for: attribute) else { return .null }
+                return encoded
+            })
         self.transientDefaults = transient.map { $0.defaultValue }
         self.validatedProperties = all.compactMap { property in
             guard let slot = slots[property.name] else { return nil }
@@ -134,7 +135,7 @@ final class EntityLayout: @unchecked Sendable {
         // found in the destination's layout is valid in every object a relationship can hold.
         func link(_ relationship: RelationshipDescription) -> InverseLink? {
             guard let destination = relationship.destinationEntity, let inverse = relationship.inverseRelationship,
-                  let slot = layouts[ObjectIdentifier(destination)]?.slots[inverse.name]
+                let slot = layouts[ObjectIdentifier(destination)]?.slots[inverse.name]
             else { return nil }
             return InverseLink(relationship: inverse, slot: slot)
         }

@@ -113,7 +113,8 @@ struct ModelChecker {
         var found: [StrataError] = []
         let key = attribute.name
         if !attribute.isTransient && !attribute.type.isStorable {
-            found.append(problem("Attribute '\(entityName).\(key)' has type \(attribute.type.rawValue), which cannot be stored; make it transient or choose a storable type", entity: entityName, key: key))
+            found.append(
+                problem("Attribute '\(entityName).\(key)' has type \(attribute.type.rawValue), which cannot be stored; make it transient or choose a storable type", entity: entityName, key: key))
         }
         if attribute.type == .objectID {
             found.append(problem("Attribute '\(entityName).\(key)' has type objectID, which is only for expressions", entity: entityName, key: key))
@@ -121,7 +122,10 @@ struct ModelChecker {
         if attribute.type == .transformable {
             let transformer = attribute.valueTransformerName ?? AttributeValueTransformers.propertyListTransformerName
             if AttributeValueTransformers.transformer(forName: transformer) == nil {
-                found.append(problem("Attribute '\(entityName).\(key)' names value transformer '\(transformer)', which is not registered (register it with AttributeValueTransformers.register(_:forName:) before loading the model)", entity: entityName, key: key))
+                found.append(
+                    problem(
+                        "Attribute '\(entityName).\(key)' names value transformer '\(transformer)', which is not registered (register it with AttributeValueTransformers.register(_:forName:) before loading the model)",
+                        entity: entityName, key: key))
             }
         }
         if let defaultValue = attribute.defaultValue, attribute.type.isStorable {
@@ -130,7 +134,10 @@ struct ModelChecker {
                 found.append(problem("Default value \(defaultValue) of '\(entityName).\(key)' does not fit its type \(attribute.type.rawValue): \(reason.message)", entity: entityName, key: key))
             case .success(.integer(let value)):
                 if let range = attribute.type.integerRange, !range.contains(value) {
-                    found.append(problem("Default value \(value) of '\(entityName).\(key)' is out of the range of \(attribute.type.rawValue) (\(range.lowerBound)…\(range.upperBound))", entity: entityName, key: key))
+                    found.append(
+                        problem(
+                            "Default value \(value) of '\(entityName).\(key)' is out of the range of \(attribute.type.rawValue) (\(range.lowerBound)…\(range.upperBound))", entity: entityName, key: key
+                        ))
                 }
             case .success:
                 break
@@ -168,7 +175,10 @@ struct ModelChecker {
                 return found
             }
             if inverse.inverseName != key {
-                found.append(problem("Relationship '\(entityName).\(key)' names inverse '\(destination.name).\(inverseName)', whose own inverse is '\(inverse.inverseName ?? "nil")' instead of '\(key)'", entity: entityName, key: key))
+                found.append(
+                    problem(
+                        "Relationship '\(entityName).\(key)' names inverse '\(destination.name).\(inverseName)', whose own inverse is '\(inverse.inverseName ?? "nil")' instead of '\(key)'",
+                        entity: entityName, key: key))
             }
             if let source = relationship.entity, let back = inverse.destinationEntity, !(source.isKindOf(entity: back) || back.isKindOf(entity: source)) {
                 found.append(problem("Relationship '\(entityName).\(key)' and its inverse '\(destination.name).\(inverseName)' do not point at each other's entities", entity: entityName, key: key))

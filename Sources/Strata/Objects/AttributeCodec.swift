@@ -20,9 +20,10 @@ enum AttributeCodec {
         guard let value = unwrapOptional(value) else { return .success(.null) }
         let type = attribute.type
         func wrongType() -> Result<SQLiteValue, ValueProblem> {
-            .failure(ValueProblem(
-                code: StrataError.Code.managedObjectValidation,
-                message: "A value of type \(Swift.type(of: value)) cannot be stored in \(entityName(attribute)).\(attribute.name), an attribute of type \(type.rawValue)"))
+            .failure(
+                ValueProblem(
+                    code: StrataError.Code.managedObjectValidation,
+                    message: "A value of type \(Swift.type(of: value)) cannot be stored in \(entityName(attribute)).\(attribute.name), an attribute of type \(type.rawValue)"))
         }
         switch type {
         case .integer16, .integer32, .integer64:
@@ -33,7 +34,10 @@ enum AttributeCodec {
             case .some(.tooSmall):
                 return .failure(ValueProblem(code: StrataError.Code.validationNumberTooSmall, message: "\(value) is too small for \(entityName(attribute)).\(attribute.name) (\(type.rawValue))"))
             case .some(.fractional):
-                return .failure(ValueProblem(code: StrataError.Code.managedObjectValidation, message: "\(value) has a fractional part and cannot be stored in \(entityName(attribute)).\(attribute.name) (\(type.rawValue))"))
+                return .failure(
+                    ValueProblem(
+                        code: StrataError.Code.managedObjectValidation, message: "\(value) has a fractional part and cannot be stored in \(entityName(attribute)).\(attribute.name) (\(type.rawValue))")
+                )
             case .none: return wrongType()
             }
         case .double, .float:
@@ -71,7 +75,9 @@ enum AttributeCodec {
         case .transformable:
             let name = attribute.valueTransformerName ?? AttributeValueTransformers.propertyListTransformerName
             guard let transformer = AttributeValueTransformers.transformer(forName: name) else {
-                return .failure(ValueProblem(code: StrataError.Code.managedObjectValidation, message: "No value transformer is registered under the name '\(name)' used by \(entityName(attribute)).\(attribute.name)"))
+                return .failure(
+                    ValueProblem(
+                        code: StrataError.Code.managedObjectValidation, message: "No value transformer is registered under the name '\(name)' used by \(entityName(attribute)).\(attribute.name)"))
             }
             do {
                 return .success(.blob(try transformer.transformedValue(value)))

@@ -226,10 +226,11 @@ extension ManagedObject {
     }
 
     private func recordUnknownKey(_ key: String, call: String) {
-        record(StrataError(
-            code: StrataError.Code.managedObjectValidation,
-            message: "\(call): entity '\(entity.name)' has no property named '\(key)'",
-            entityName: entity.name, key: key, objectID: objectID))
+        record(
+            StrataError(
+                code: StrataError.Code.managedObjectValidation,
+                message: "\(call): entity '\(entity.name)' has no property named '\(key)'",
+                entityName: entity.name, key: key, objectID: objectID))
     }
 }
 

@@ -35,10 +35,11 @@ extension ManagedObject {
         case .toMany(let slot)?:
             return toManyIDs(slot: slot)
         default:
-            record(StrataError(
-                code: StrataError.Code.managedObjectValidation,
-                message: "objectIDs(forRelationshipNamed:): '\(entity.name).\(key)' is not a relationship",
-                entityName: entity.name, key: key, objectID: objectID))
+            record(
+                StrataError(
+                    code: StrataError.Code.managedObjectValidation,
+                    message: "objectIDs(forRelationshipNamed:): '\(entity.name).\(key)' is not a relationship",
+                    entityName: entity.name, key: key, objectID: objectID))
             return []
         }
     }

@@ -8,7 +8,10 @@ extension ManagedObject {
     func relationshipTarget(_ value: Any?, relationship: RelationshipDescription) -> ManagedObject?? {
         guard let unwrapped = AttributeCodec.unwrapOptional(value) else { return .some(nil) }
         guard let target = unwrapped as? ManagedObject else {
-            record(StrataError(code: StrataError.Code.managedObjectValidation, message: "'\(entity.name).\(relationship.name)' is a to-one relationship; it cannot hold a value of type \(type(of: unwrapped))", entityName: entity.name, key: relationship.name, objectID: objectID))
+            record(
+                StrataError(
+                    code: StrataError.Code.managedObjectValidation, message: "'\(entity.name).\(relationship.name)' is a to-one relationship; it cannot hold a value of type \(type(of: unwrapped))",
+                    entityName: entity.name, key: relationship.name, objectID: objectID))
             return nil
         }
         return checkTarget(target, relationship: relationship) ? .some(target) : nil
@@ -29,7 +32,11 @@ extension ManagedObject {
             if let sequence = unwrapped as? any Sequence, let typed = Array(sequence) as? [ManagedObject] {
                 objects = typed
             } else {
-                record(StrataError(code: StrataError.Code.managedObjectValidation, message: "'\(entity.name).\(relationship.name)' is a to-many relationship; it needs a Set or Array of objects, not \(type(of: unwrapped))", entityName: entity.name, key: relationship.name, objectID: objectID))
+                record(
+                    StrataError(
+                        code: StrataError.Code.managedObjectValidation,
+                        message: "'\(entity.name).\(relationship.name)' is a to-many relationship; it needs a Set or Array of objects, not \(type(of: unwrapped))", entityName: entity.name,
+                        key: relationship.name, objectID: objectID))
                 return nil
             }
         }
@@ -41,15 +48,26 @@ extension ManagedObject {
     /// sub-entity), in this object's context, not deleted. Records the problem when not.
     func checkTarget(_ target: ManagedObject, relationship: RelationshipDescription) -> Bool {
         guard let destination = relationship.destinationEntity, target.entity.isKindOf(entity: destination) else {
-            record(StrataError(code: StrataError.Code.managedObjectValidation, message: "'\(entity.name).\(relationship.name)' needs objects of entity '\(relationship.destinationEntityName ?? "?")', not '\(target.entity.name)'", entityName: entity.name, key: relationship.name, objectID: objectID))
+            record(
+                StrataError(
+                    code: StrataError.Code.managedObjectValidation,
+                    message: "'\(entity.name).\(relationship.name)' needs objects of entity '\(relationship.destinationEntityName ?? "?")', not '\(target.entity.name)'", entityName: entity.name,
+                    key: relationship.name, objectID: objectID))
             return false
         }
         guard let link, target.link === link else {
-            record(StrataError(code: StrataError.Code.managedObjectExternalRelationship, message: "'\(entity.name).\(relationship.name)' cannot point to an object of another context (or of none); fetch it into this context with object(with:) first", entityName: entity.name, key: relationship.name, objectID: objectID))
+            record(
+                StrataError(
+                    code: StrataError.Code.managedObjectExternalRelationship,
+                    message: "'\(entity.name).\(relationship.name)' cannot point to an object of another context (or of none); fetch it into this context with object(with:) first",
+                    entityName: entity.name, key: relationship.name, objectID: objectID))
             return false
         }
         if target.change == .deleted {
-            record(StrataError(code: StrataError.Code.managedObjectValidation, message: "'\(entity.name).\(relationship.name)' cannot point to a deleted \(target.entity.name)", entityName: entity.name, key: relationship.name, objectID: objectID))
+            record(
+                StrataError(
+                    code: StrataError.Code.managedObjectValidation, message: "'\(entity.name).\(relationship.name)' cannot point to a deleted \(target.entity.name)", entityName: entity.name,
+                    key: relationship.name, objectID: objectID))
             return false
         }
         return true

@@ -91,7 +91,8 @@ extension ManagedObject {
             } else {
                 let slot = index - toManyStart
                 guard slot < toManyValues.count, slot < layout.toManyRelationships.count, let value = toManyValues[slot],
-                      let id = value.ids.first(where: isDangling) else { continue }
+                    let id = value.ids.first(where: isDangling)
+                else { continue }
                 errors.append(danglingFailure(layout.toManyRelationships[slot].name, id))
             }
         }
@@ -99,7 +100,10 @@ extension ManagedObject {
     }
 
     private func danglingFailure(_ key: String, _ id: ManagedObjectID) -> StrataError {
-        failure(StrataError.Code.managedObjectValidation, key, "Dangling reference: \(entity.name).\(key) still holds a \(id.entity.name) that was deleted before it was ever saved; remove it from the relationship (relationships without an inverse, or with delete rule noAction, are not cleaned up)")
+        failure(
+            StrataError.Code.managedObjectValidation, key,
+            "Dangling reference: \(entity.name).\(key) still holds a \(id.entity.name) that was deleted before it was ever saved; remove it from the relationship (relationships without an inverse, or with delete rule noAction, are not cleaned up)"
+        )
     }
 
     /// Whether a property's value is at hand without loading anything (to-manys may be unloaded).
@@ -120,13 +124,21 @@ extension ManagedObject {
         }
         for (slot, relationship) in layout.toOneRelationships.enumerated() where relationship.deleteRule == .deny {
             if slot < toOneValues.count, let target = toOneValues[slot], isLive(target) {
-                errors.append(failure(StrataError.Code.validationRelationshipDeniedDelete, relationship.name, "\(entity.name) \(objectID.uriRepresentation().absoluteString) cannot be deleted: its relationship '\(relationship.name)' still points to a \(target.entity.name) (delete rule deny)"))
+                errors.append(
+                    failure(
+                        StrataError.Code.validationRelationshipDeniedDelete, relationship.name,
+                        "\(entity.name) \(objectID.uriRepresentation().absoluteString) cannot be deleted: its relationship '\(relationship.name)' still points to a \(target.entity.name) (delete rule deny)"
+                    ))
             }
         }
         for (slot, relationship) in layout.toManyRelationships.enumerated() where relationship.deleteRule == .deny {
             let remaining = toManyIDs(slot: slot).filter(isLive)
             if !remaining.isEmpty {
-                errors.append(failure(StrataError.Code.validationRelationshipDeniedDelete, relationship.name, "\(entity.name) \(objectID.uriRepresentation().absoluteString) cannot be deleted: its relationship '\(relationship.name)' still holds \(remaining.count) object(s) (delete rule deny)"))
+                errors.append(
+                    failure(
+                        StrataError.Code.validationRelationshipDeniedDelete, relationship.name,
+                        "\(entity.name) \(objectID.uriRepresentation().absoluteString) cannot be deleted: its relationship '\(relationship.name)' still holds \(remaining.count) object(s) (delete rule deny)"
+                    ))
             }
         }
         if let error = StrataError.combining(errors) { throw error }
@@ -292,11 +304,13 @@ extension ManagedObject {
         let name = "\(entity.name).\(attribute.name)"
         let collation: ValueCollation = attribute.type == .decimal ? .decimal : .binary
         if let minimum = attribute.minValue, case .success(let bound) = AttributeCodec.encode(minimum, for: attribute),
-           ValueOrdering.compare(stored, bound, collation: collation) < 0 {
+            ValueOrdering.compare(stored, bound, collation: collation) < 0
+        {
             errors.append(failure(StrataError.Code.validationNumberTooSmall, attribute.name, "\(name) is below its minimum \(minimum)"))
         }
         if let maximum = attribute.maxValue, case .success(let bound) = AttributeCodec.encode(maximum, for: attribute),
-           ValueOrdering.compare(stored, bound, collation: collation) > 0 {
+            ValueOrdering.compare(stored, bound, collation: collation) > 0
+        {
             errors.append(failure(StrataError.Code.validationNumberTooLarge, attribute.name, "\(name) is above its maximum \(maximum)"))
         }
         return errors

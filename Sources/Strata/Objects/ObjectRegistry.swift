@@ -50,7 +50,9 @@ final class ObjectRegistry {
     var allObjects: [ManagedObject] {
         var result: [ManagedObject] = []
         result.reserveCapacity(count)
-        for table in tables.values { table.forEach { result.append($0.takeUnretainedValue()) } }
+        for table in tables.values {
+            for entry in table.entries { result.append(entry.takeUnretainedValue()) }
+        }
         return result
     }
 
@@ -168,11 +170,14 @@ private final class PrimaryKeyTable {
         return true
     }
 
-    func forEach(_ body: (Entry) -> Void) {
+    /// Every entry (pages in key order, then the sparse ones).
+    var entries: [Entry] {
+        var result: [Entry] = []
         for page in pages {
             guard let page else { continue }
-            for entry in page.slots { if let entry { body(entry) } }
+            for entry in page.slots { if let entry { result.append(entry) } }
         }
-        for entry in sparse.values { body(entry) }
+        result.append(contentsOf: sparse.values)
+        return result
     }
 }

@@ -54,7 +54,10 @@ public struct Attribute<Value: AttributeValueConvertible> {
         let raw = object.value(forKey: key)
         if let value = Value.fromAttributeValue(raw) { return value }
         if let raw {
-            object.record(StrataError(code: StrataError.Code.managedObjectValidation, message: "'\(object.entity.name).\(key)' holds a \(type(of: raw)) value, which the property's type \(Value.self) cannot represent", entityName: object.entity.name, key: key, objectID: object.objectID))
+            object.record(
+                StrataError(
+                    code: StrataError.Code.managedObjectValidation, message: "'\(object.entity.name).\(key)' holds a \(type(of: raw)) value, which the property's type \(Value.self) cannot represent",
+                    entityName: object.entity.name, key: key, objectID: object.objectID))
         }
         return Value.absentAttributeValue
     }

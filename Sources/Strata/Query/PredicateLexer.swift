@@ -165,7 +165,9 @@ struct PredicateLexer {
             } else if c == "." && !isDouble && index + 1 < count && characters[index + 1].isASCIIDigit {
                 isDouble = true
                 text.unicodeScalars.append(c)
-            } else if (c == "e" || c == "E") && index + 1 < count && (characters[index + 1].isASCIIDigit || ((characters[index + 1] == "-" || characters[index + 1] == "+") && index + 2 < count && characters[index + 2].isASCIIDigit)) {
+            } else if (c == "e" || c == "E") && index + 1 < count
+                && (characters[index + 1].isASCIIDigit || ((characters[index + 1] == "-" || characters[index + 1] == "+") && index + 2 < count && characters[index + 2].isASCIIDigit))
+            {
                 isDouble = true
                 text.unicodeScalars.append(c)
                 index += 1

@@ -75,7 +75,8 @@ struct PredicateParser {
     }
 
     private func tooDeep(offset: Int = 0) -> PredicateSyntaxError {
-        PredicateSyntaxError(message: "The predicate is nested too deeply (more than \(Self.maximumTreeDepth) levels of parentheses, NOT, braces, minus signs, function calls or chained operators)", offset: offset)
+        PredicateSyntaxError(
+            message: "The predicate is nested too deeply (more than \(Self.maximumTreeDepth) levels of parentheses, NOT, braces, minus signs, function calls or chained operators)", offset: offset)
     }
 
     private func isSymbol(_ symbol: String) -> Bool {

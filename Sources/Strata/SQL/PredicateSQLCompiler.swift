@@ -74,9 +74,10 @@ final class SQLQueryScope {
         let key = alias + "." + relationship.name
         if let existing = joinAliases[key] { return existing }
         guard let destination = relationship.destinationEntity, let table = schema.table(for: destination),
-              let fk = schema.foreignKeyColumn(relationship, of: fromEntity)
+            let fk = schema.foreignKeyColumn(relationship, of: fromEntity)
         else {
-            throw StrataError(code: StrataError.Code.coreData, message: "Relationship '\(fromEntity.name).\(relationship.name)' has no column in the store", entityName: fromEntity.name, key: relationship.name)
+            throw StrataError(
+                code: StrataError.Code.coreData, message: "Relationship '\(fromEntity.name).\(relationship.name)' has no column in the store", entityName: fromEntity.name, key: relationship.name)
         }
         let target = counter.make("j")
         joins.append("LEFT JOIN \(SQLFragment.identifier(table.name)) \(target) ON \(target).Z_PK = \(alias).\(SQLFragment.identifier(fk.key))")
@@ -169,20 +170,27 @@ struct PredicateSQLCompiler {
         let ownerKey = try objectKey(of: collection.path)
         let element = scope.child(entity: collection.destination)
         guard let storage = scope.schema.storage(of: collection.relationship), let table = scope.schema.table(for: collection.destination) else {
-            throw StrataError(code: StrataError.Code.coreData, message: "Relationship '\(collection.relationship.entity?.name ?? "?").\(collection.relationship.name)' has no storage in the store", key: collection.relationship.name)
+            throw StrataError(
+                code: StrataError.Code.coreData, message: "Relationship '\(collection.relationship.entity?.name ?? "?").\(collection.relationship.name)' has no storage in the store",
+                key: collection.relationship.name)
         }
         switch storage {
         case .foreignKey(_, let column, _, _):
-            return (CollectionSource(
-                from: SQLFragment.identifier(table.name) + " " + element.alias,
-                condition: SQLFragment(element.alias + "." + SQLFragment.identifier(column) + " = " + ownerKey)), element)
+            return (
+                CollectionSource(
+                    from: SQLFragment.identifier(table.name) + " " + element.alias,
+                    condition: SQLFragment(element.alias + "." + SQLFragment.identifier(column) + " = " + ownerKey)), element
+            )
         case .joinTable(let join, let isSourceSide):
             let link = element.newAlias("l")
             let mine = isSourceSide ? "Z_SOURCE" : "Z_TARGET"
             let other = isSourceSide ? "Z_TARGET" : "Z_SOURCE"
-            return (CollectionSource(
-                from: SQLFragment.identifier(join.name) + " " + link + " JOIN " + SQLFragment.identifier(table.name) + " " + element.alias + " ON " + element.alias + ".Z_PK = " + link + "." + other,
-                condition: SQLFragment(link + "." + mine + " = " + ownerKey)), element)
+            return (
+                CollectionSource(
+                    from: SQLFragment.identifier(join.name) + " " + link + " JOIN " + SQLFragment.identifier(table.name) + " " + element.alias + " ON " + element.alias + ".Z_PK = " + link + "."
+                        + other,
+                    condition: SQLFragment(link + "." + mine + " = " + ownerKey)), element
+            )
         }
     }
 

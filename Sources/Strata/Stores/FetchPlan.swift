@@ -119,4 +119,3 @@ struct FetchPlan: @unchecked Sendable {
         }
     }
 }
-

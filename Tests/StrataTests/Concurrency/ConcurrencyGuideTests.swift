@@ -106,11 +106,13 @@ enum ConcurrencyGuide {
             let updated = info[ManagedObjectContext.NotificationKey.updatedObjectIDs] as? Set<ManagedObjectID> ?? []
             let deleted = info[ManagedObjectContext.NotificationKey.deletedObjectIDs] as? Set<ManagedObjectID> ?? []
             view.perform {
-                let ids = Notification(name: .managedObjectContextDidSave, object: nil, userInfo: [
-                    ManagedObjectContext.NotificationKey.insertedObjectIDs: inserted,
-                    ManagedObjectContext.NotificationKey.updatedObjectIDs: updated,
-                    ManagedObjectContext.NotificationKey.deletedObjectIDs: deleted,
-                ])
+                let ids = Notification(
+                    name: .managedObjectContextDidSave, object: nil,
+                    userInfo: [
+                        ManagedObjectContext.NotificationKey.insertedObjectIDs: inserted,
+                        ManagedObjectContext.NotificationKey.updatedObjectIDs: updated,
+                        ManagedObjectContext.NotificationKey.deletedObjectIDs: deleted,
+                    ])
                 view.mergeChanges(fromContextDidSave: ids)
             }
         }
@@ -121,11 +123,12 @@ enum ConcurrencyGuide {
         let saves = background.notifications(named: .managedObjectContextDidSave)
         return Task {
             for await changes in saves {
-                ManagedObjectContext.mergeChanges(fromRemoteContextSave: [
-                    ManagedObjectContext.NotificationKey.insertedObjectIDs: changes.inserted,
-                    ManagedObjectContext.NotificationKey.updatedObjectIDs: changes.updated,
-                    ManagedObjectContext.NotificationKey.deletedObjectIDs: changes.deleted,
-                ], into: [view])
+                ManagedObjectContext.mergeChanges(
+                    fromRemoteContextSave: [
+                        ManagedObjectContext.NotificationKey.insertedObjectIDs: changes.inserted,
+                        ManagedObjectContext.NotificationKey.updatedObjectIDs: changes.updated,
+                        ManagedObjectContext.NotificationKey.deletedObjectIDs: changes.deleted,
+                    ], into: [view])
             }
         }
     }
@@ -139,7 +142,7 @@ enum ConcurrencyGuide {
         for attempt in 1...20 {
             let saved = try context.performAndWait { () throws -> Bool in
                 guard let from = try context.existingObject(with: source) as? Account,
-                      let to = try context.existingObject(with: target) as? Account
+                    let to = try context.existingObject(with: target) as? Account
                 else { return true }
                 from.balance -= amount
                 to.balance += amount

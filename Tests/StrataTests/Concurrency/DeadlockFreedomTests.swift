@@ -58,7 +58,8 @@ struct DeadlockFreedomTests {
             let before = stats.blocks.current
             Thread.sleep(forTimeInterval: 5)
             let progress = stats.blocks.current - before
-            Issue.record("watchdog (seed \(seed)): threads still running after 60 s, \(progress) blocks in the last 5 s\(progress == 0 ? " — a deadlock" : ""); \(stats.summary)\n\(stats.blockedReport)")
+            Issue.record(
+                "watchdog (seed \(seed)): threads still running after 60 s, \(progress) blocks in the last 5 s\(progress == 0 ? " — a deadlock" : ""); \(stats.summary)\n\(stats.blockedReport)")
         }
         #expect(outcome.errors.isEmpty, "seed \(seed): \(outcome.errors.joined(separator: "; "))")
         guard outcome.finished else { return }
@@ -86,9 +87,11 @@ struct DeadlockFreedomTests {
     @Test("the wait rule: held contexts run inline; only ancestors of every held context may be waited for")
     func waitRule() throws {
         let stack = try TestStack(model: ModelFixtures.people())
-        let tree = ContextTree(coordinator: stack.coordinator, specs: [
-            .init("root"), .init("child", parent: 0), .init("grandchild", parent: 1), .init("sibling", parent: 0), .init("other root"),
-        ])
+        let tree = ContextTree(
+            coordinator: stack.coordinator,
+            specs: [
+                .init("root"), .init("child", parent: 0), .init("grandchild", parent: 1), .init("sibling", parent: 0), .init("other root"),
+            ])
         #expect(tree.allowedWaits(held: []) == [0, 1, 2, 3, 4])
         #expect(tree.allowedWaits(held: [2]) == [2, 1, 0])
         #expect(tree.allowedWaits(held: [1]) == [1, 0])

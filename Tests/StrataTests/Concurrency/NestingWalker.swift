@@ -28,7 +28,8 @@ final class NestingStats: Sendable {
 
     func record(_ error: any Error, seed: UInt64) {
         if let error = error as? StrataError,
-           error.code == StrataError.Code.managedObjectMerge || error.code == StrataError.Code.managedObjectConstraintMerge {
+            error.code == StrataError.Code.managedObjectMerge || error.code == StrataError.Code.managedObjectConstraintMerge
+        {
             conflicts.add()
             return
         }

@@ -44,9 +44,11 @@ struct ReentrancyChainTests {
     @Test("grandchild → child → root → grandchild → child: every re-entry runs inline")
     func longChain() throws {
         let stack = try TestStack(model: ModelFixtures.people())
-        let tree = ContextTree(coordinator: stack.coordinator, specs: [
-            .init("root"), .init("child", parent: 0), .init("grandchild", parent: 1),
-        ])
+        let tree = ContextTree(
+            coordinator: stack.coordinator,
+            specs: [
+                .init("root"), .init("child", parent: 0), .init("grandchild", parent: 1),
+            ])
         let (root, child, grandchild) = (tree[0], tree[1], tree[2])
         let outcome = ThreadRunner.run(count: 1, timeout: 10) { _ in
             let outer = Self.threadNumber

@@ -53,9 +53,9 @@ struct DeleteRuleTests {
             let sales = try one(Department.self, "Department", named: "Sales", in: context)
             context.delete(ann)
             #expect(ann.isDeleted)
-            #expect(sales.employees == [bo])        // Employee.department: nullify
-            #expect(bo.manager == nil)              // Person.reports: nullify
-            #expect(bo.friends.isEmpty)             // Person.friends: nullify
+            #expect(sales.employees == [bo])  // Employee.department: nullify
+            #expect(bo.manager == nil)  // Person.reports: nullify
+            #expect(bo.friends.isEmpty)  // Person.friends: nullify
             #expect(context.updatedObjects == [sales, bo])
             try context.save()
         }
@@ -98,7 +98,7 @@ struct DeleteRuleTests {
             let sales = try one(Department.self, "Department", named: "Sales", in: context)
             context.delete(acme)
             #expect(acme.isDeleted)
-            #expect(sales.company === acme)          // deny leaves the partners alone
+            #expect(sales.company === acme)  // deny leaves the partners alone
             let error = try #require(throws: StrataError.self) { try context.save() }
             #expect(error.code == StrataError.Code.validationRelationshipDeniedDelete)
             #expect(error.entityName == "Company")
@@ -141,7 +141,7 @@ struct DeleteRuleTests {
             cy.company = acme
             try context.save()
             context.delete(acme)
-            #expect(cy.company === acme)             // still points at the deleted company
+            #expect(cy.company === acme)  // still points at the deleted company
             #expect(cy.company?.isDeleted == true)
             #expect(!cy.isUpdated)
             try context.save()
@@ -160,7 +160,7 @@ struct DeleteRuleTests {
             #expect(cy.objectIDs(forRelationshipNamed: "company") == [acmeNow])
             let dangling = cy.company
             #expect(dangling?.objectID == acmeNow)
-            _ = dangling?.value(forKey: "name")      // firing it finds no row
+            _ = dangling?.value(forKey: "name")  // firing it finds no row
             #expect(dangling?.isDeleted == true)
         }
     }
@@ -193,7 +193,12 @@ struct DeleteRuleTests {
             }
             func link(_ a: Int, _ b: Int) { chores[a].mutableSetValue(forKey: "subchores").add(chores[b]) }
             // Diamond 0 → {1, 2} → 3, cycle 3 → 0, and 3 → 4; 5 is unrelated.
-            link(0, 1); link(0, 2); link(1, 3); link(2, 3); link(3, 0); link(3, 4)
+            link(0, 1)
+            link(0, 2)
+            link(1, 3)
+            link(2, 3)
+            link(3, 0)
+            link(3, 4)
             try context.save()
             context.reset()
         }

@@ -38,14 +38,16 @@ struct FetchBasicsTests {
             #expect(try names(context) { $0.predicate = ObjectPredicate(format: "score == nil") } == ["Ann", "Dee", "gus"])
             #expect(try names(context) { $0.predicate = ObjectPredicate(format: "NOT (score > 5)") } == ["Ann", "bo", "Cy", "Dee", "gus"])
             #expect(try names(context) { $0.predicate = ObjectPredicate(format: "name BEGINSWITH[cd] %@", "E") } == ["émile"])
-            #expect(try names(context) {
-                $0.sortDescriptors = [ObjectSortDescriptor(key: "name", ascending: false, comparator: .caseInsensitive)]
-            } == ["émile", "Hal", "gus", "Fay", "Dee", "Cy", "bo", "Ann"])
-            #expect(try names(context) {
-                $0.sortDescriptors = [ObjectSortDescriptor(key: "age", ascending: false)]
-                $0.fetchLimit = 3
-                $0.fetchOffset = 2
-            } == ["Fay", "émile", "Dee"])
+            #expect(
+                try names(context) {
+                    $0.sortDescriptors = [ObjectSortDescriptor(key: "name", ascending: false, comparator: .caseInsensitive)]
+                } == ["émile", "Hal", "gus", "Fay", "Dee", "Cy", "bo", "Ann"])
+            #expect(
+                try names(context) {
+                    $0.sortDescriptors = [ObjectSortDescriptor(key: "age", ascending: false)]
+                    $0.fetchLimit = 3
+                    $0.fetchOffset = 2
+                } == ["Fay", "émile", "Dee"])
             let request = FetchRequest<ManagedObject>(entityName: "Person")
             request.predicate = ObjectPredicate(format: "age > 30")
             #expect(try context.count(for: request) == 5)
@@ -69,30 +71,38 @@ struct FetchBasicsTests {
             let newcomer = ManagedObject(entity: entity, insertInto: context)
             newcomer.setValue("Zed", forKey: "name")
             newcomer.setValue(99, forKey: "age")
-            let ann = try #require(try context.fetch({ () -> FetchRequest<ManagedObject> in
-                let r = FetchRequest<ManagedObject>(entityName: "Person")
-                r.predicate = ObjectPredicate(format: "name == 'Ann'")
-                return r
-            }()).first)
+            let ann = try #require(
+                try context.fetch(
+                    { () -> FetchRequest<ManagedObject> in
+                        let r = FetchRequest<ManagedObject>(entityName: "Person")
+                        r.predicate = ObjectPredicate(format: "name == 'Ann'")
+                        return r
+                    }()
+                ).first)
             ann.setValue(98, forKey: "age")
             let hal = try #require(try names(context) { $0.predicate = ObjectPredicate(format: "name == 'Hal'") }.first)
             #expect(hal == "Hal")
-            let halObject = try #require(try context.fetch({ () -> FetchRequest<ManagedObject> in
-                let r = FetchRequest<ManagedObject>(entityName: "Person")
-                r.predicate = ObjectPredicate(format: "name == 'Hal'")
-                return r
-            }()).first)
+            let halObject = try #require(
+                try context.fetch(
+                    { () -> FetchRequest<ManagedObject> in
+                        let r = FetchRequest<ManagedObject>(entityName: "Person")
+                        r.predicate = ObjectPredicate(format: "name == 'Hal'")
+                        return r
+                    }()
+                ).first)
             context.delete(halObject)
-            #expect(try names(context) {
-                $0.predicate = ObjectPredicate(format: "age > 40")
-                $0.sortDescriptors = [ObjectSortDescriptor(key: "age", ascending: false)]
-            } == ["Zed", "Ann", "gus", "Fay"])
-            #expect(try names(context) {
-                $0.predicate = ObjectPredicate(format: "age > 40")
-                $0.sortDescriptors = [ObjectSortDescriptor(key: "age", ascending: false)]
-                $0.fetchLimit = 2
-                $0.fetchOffset = 1
-            } == ["Ann", "gus"])
+            #expect(
+                try names(context) {
+                    $0.predicate = ObjectPredicate(format: "age > 40")
+                    $0.sortDescriptors = [ObjectSortDescriptor(key: "age", ascending: false)]
+                } == ["Zed", "Ann", "gus", "Fay"])
+            #expect(
+                try names(context) {
+                    $0.predicate = ObjectPredicate(format: "age > 40")
+                    $0.sortDescriptors = [ObjectSortDescriptor(key: "age", ascending: false)]
+                    $0.fetchLimit = 2
+                    $0.fetchOffset = 1
+                } == ["Ann", "gus"])
             let request = FetchRequest<ManagedObject>(entityName: "Person")
             request.predicate = ObjectPredicate(format: "age > 40")
             #expect(try context.count(for: request) == 4)

@@ -14,13 +14,14 @@ final class NotificationLog: @unchecked Sendable {
 
     init(_ context: ManagedObjectContext, names watched: [Notification.Name]) {
         for name in watched {
-            tokens.append(NotificationCenter.default.addObserver(forName: name, object: context, queue: nil) { [weak self] note in
-                guard let self else { return }
-                self.lock.lock()
-                self.names.append(note.name)
-                self.lastUserInfo[note.name] = note.userInfo ?? [:]
-                self.lock.unlock()
-            })
+            tokens.append(
+                NotificationCenter.default.addObserver(forName: name, object: context, queue: nil) { [weak self] note in
+                    guard let self else { return }
+                    self.lock.lock()
+                    self.names.append(note.name)
+                    self.lastUserInfo[note.name] = note.userInfo ?? [:]
+                    self.lock.unlock()
+                })
         }
     }
 
@@ -180,7 +181,10 @@ struct NotificationAndMergeTests {
         #expect(outcome.errors.isEmpty)
         // Let the view's queue drain its merges.
         let deadline = Date().addingTimeInterval(10)
-        while merges.current < 600 && Date() < deadline { view.performAndWait {}; Thread.sleep(forTimeInterval: 0.01) }
+        while merges.current < 600 && Date() < deadline {
+            view.performAndWait {}
+            Thread.sleep(forTimeInterval: 0.01)
+        }
         #expect(merges.current == 600)
     }
 }

@@ -67,11 +67,14 @@ struct ParentChildTests {
             _ = try person(root, "saved", age: 10)
             try root.save()
             _ = try person(root, "unsaved", age: 20)
-            let saved = try #require(try root.fetch({ () -> FetchRequest<ManagedObject> in
-                let r = FetchRequest<ManagedObject>(entityName: "Person")
-                r.predicate = ObjectPredicate(format: "name == 'saved'")
-                return r
-            }()).first)
+            let saved = try #require(
+                try root.fetch(
+                    { () -> FetchRequest<ManagedObject> in
+                        let r = FetchRequest<ManagedObject>(entityName: "Person")
+                        r.predicate = ObjectPredicate(format: "name == 'saved'")
+                        return r
+                    }()
+                ).first)
             saved.setValue(11, forKey: "age")
         }
         let child = ManagedObjectContext(concurrencyType: .privateQueue)

@@ -63,7 +63,7 @@ struct InheritanceTests {
         let context = stack.newContext()
         try context.performAndWait {
             let ann = Employee(context: context)
-            ann.setValue("Ann", forKey: "name")          // inherited, through KVC
+            ann.setValue("Ann", forKey: "name")  // inherited, through KVC
             ann.salary = 10
             try context.save()
             context.reset()

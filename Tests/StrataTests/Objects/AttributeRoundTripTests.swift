@@ -24,8 +24,20 @@ struct AttributeRoundTripTests {
     static let bigBlob = Data((0..<10_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
 
     static let cases: [(String, Values)] = [
-        ("minimums", Values(int16: .min, int32: .min, int64: .min, decimal: Decimal(string: "-99999999999999999999999999999999999999"), double: -.greatestFiniteMagnitude, float: -.greatestFiniteMagnitude, string: "", flag: false, date: Date(timeIntervalSince1970: -2_208_988_800), data: Data(), uuid: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), url: URL(string: "file:///"), color: Color(red: 0, green: 0, blue: 0))),
-        ("maximums", Values(int16: .max, int32: .max, int64: .max, decimal: Decimal(string: "12345678901234567890.123456789012345678"), double: .greatestFiniteMagnitude, float: .greatestFiniteMagnitude, string: String(repeating: "long ✓ ", count: 200_000), flag: true, date: Date(timeIntervalSinceReferenceDate: 252_423_993_599), data: bigBlob, uuid: UUID(), url: URL(string: "https://example.org/a/b?c=d&e=%20#frag"), color: Color(red: 1, green: 0.5, blue: 0.25))),
+        (
+            "minimums",
+            Values(
+                int16: .min, int32: .min, int64: .min, decimal: Decimal(string: "-99999999999999999999999999999999999999"), double: -.greatestFiniteMagnitude, float: -.greatestFiniteMagnitude,
+                string: "", flag: false, date: Date(timeIntervalSince1970: -2_208_988_800), data: Data(), uuid: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
+                url: URL(string: "file:///"), color: Color(red: 0, green: 0, blue: 0))
+        ),
+        (
+            "maximums",
+            Values(
+                int16: .max, int32: .max, int64: .max, decimal: Decimal(string: "12345678901234567890.123456789012345678"), double: .greatestFiniteMagnitude, float: .greatestFiniteMagnitude,
+                string: String(repeating: "long ✓ ", count: 200_000), flag: true, date: Date(timeIntervalSinceReferenceDate: 252_423_993_599), data: bigBlob, uuid: UUID(),
+                url: URL(string: "https://example.org/a/b?c=d&e=%20#frag"), color: Color(red: 1, green: 0.5, blue: 0.25))
+        ),
         ("special doubles", Values(double: .infinity, float: -.infinity, string: "e\u{301}mile 👩‍👩‍👧‍👦 ﷽", date: Date(timeIntervalSinceReferenceDate: -0.5))),
         ("negative zero", Values(decimal: Decimal(string: "0.000000000000000000000000000000000001"), double: -0.0, float: -0.0, string: "\u{0000}nul and \u{FFFF}")),
         ("nan", Values(double: .nan, float: .nan)),
@@ -54,11 +66,15 @@ struct AttributeRoundTripTests {
         #expect(sample.int32 == values.int32)
         #expect(sample.int64 == values.int64)
         #expect(sample.decimal == values.decimal)
-        if values.double.isNaN { #expect(sample.double.isNaN) } else {
+        if values.double.isNaN {
+            #expect(sample.double.isNaN)
+        } else {
             #expect(sample.double == values.double)
             #expect(sample.double.sign == values.double.sign)
         }
-        if values.float.isNaN { #expect(sample.float.isNaN) } else {
+        if values.float.isNaN {
+            #expect(sample.float.isNaN)
+        } else {
             #expect(sample.float == values.float)
             #expect(sample.float.sign == values.float.sign)
         }

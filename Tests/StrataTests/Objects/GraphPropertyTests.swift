@@ -391,4 +391,3 @@ final class GraphDriver {
         }
     }
 }
-

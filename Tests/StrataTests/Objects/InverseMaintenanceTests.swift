@@ -34,27 +34,27 @@ struct InverseMaintenanceTests {
             let bo = Employee(context: context)
             bo.name = "Bo"
 
-            ann.department = sales                     // typed to-one setter
+            ann.department = sales  // typed to-one setter
             #expect(sales.employees == [ann])
-            bo.setValue(sales, forKey: "department")   // KVC to-one setter
+            bo.setValue(sales, forKey: "department")  // KVC to-one setter
             #expect(sales.employees == [ann, bo])
-            ann.department = ops                       // change: leaves the old side
+            ann.department = ops  // change: leaves the old side
             #expect(sales.employees == [bo])
             #expect(ops.employees == [ann])
-            bo.department = nil                        // clear
+            bo.department = nil  // clear
             #expect(sales.employees.isEmpty)
             #expect(bo.department == nil)
             try context.save()
 
             // Edits from the to-many side.
-            sales.$employees.add(bo)                   // proxy add
+            sales.$employees.add(bo)  // proxy add
             #expect(bo.department == sales)
             sales.mutableSetValue(forKey: "employees").add(ann)  // steals ann from ops
             #expect(ann.department == sales)
             #expect(ops.employees.isEmpty)
             sales.$employees.remove(bo)
             #expect(bo.department == nil)
-            ops.employees = [bo, ann]                  // typed whole-set replace
+            ops.employees = [bo, ann]  // typed whole-set replace
             #expect(sales.employees.isEmpty)
             #expect(ann.department == ops && bo.department == ops)
             ops.setValue(Set([bo]), forKey: "employees")  // KVC replace drops ann
@@ -161,9 +161,9 @@ struct InverseMaintenanceTests {
             let client = Customer(context: context)
             client.name = "Client"
             ann.manager = boss
-            client.manager = boss        // a Customer reports to an Employee: destination is Person
+            client.manager = boss  // a Customer reports to an Employee: destination is Person
             #expect(boss.reports == [ann, client])
-            boss.manager = boss          // its own manager
+            boss.manager = boss  // its own manager
             #expect(boss.reports == [ann, client, boss])
             try context.save()
             ann.manager = client
@@ -201,7 +201,7 @@ struct InverseMaintenanceTests {
             proxy.insert(songs[3], at: 0)
             #expect(mix.songs.map(\.title) == ["s3", "s0", "s1", "s2"])
             #expect(songs[3].playlists == [mix])
-            proxy.insert(songs[0], at: 3)   // already there: nothing changes
+            proxy.insert(songs[0], at: 3)  // already there: nothing changes
             #expect(mix.songs.map(\.title) == ["s3", "s0", "s1", "s2"])
             proxy.moveObjects(at: IndexSet([0, 2]), to: 2)
             #expect(mix.songs.map(\.title) == ["s0", "s2", "s3", "s1"])
@@ -214,7 +214,7 @@ struct InverseMaintenanceTests {
             #expect(mix.songs.map(\.title) == ["s0", "s3", "s1", "s4"])
             var reordered = mix.songs
             reordered.swapAt(0, 3)
-            mix.songs = reordered            // typed array assignment keeps the given order
+            mix.songs = reordered  // typed array assignment keeps the given order
             try context.save()
         }
         try afterReopen(stack) { context in
@@ -245,7 +245,7 @@ struct InverseMaintenanceTests {
             try context.save()
             first.$tracks.moveObjects(at: IndexSet(integer: 3), to: 0)
             #expect(first.tracks.map(\.title) == ["t3", "t0", "t1", "t2"])
-            songs[0].album = second            // leaves `first`, appended to `second`
+            songs[0].album = second  // leaves `first`, appended to `second`
             #expect(first.tracks.map(\.title) == ["t3", "t1", "t2"])
             second.$tracks.insert(songs[2], at: 0)
             #expect(second.tracks.map(\.title) == ["t2", "t0"])
@@ -283,11 +283,11 @@ struct InverseMaintenanceTests {
             let sales = Department(context: context)
             let ann = Employee(context: context)
             let stranger = other.performAndWait { Employee(context: other) }
-            ann.setValue("Sales", forKey: "department")               // not an object
-            ann.setValue(ann, forKey: "department")                   // wrong entity
+            ann.setValue("Sales", forKey: "department")  // not an object
+            ann.setValue(ann, forKey: "department")  // wrong entity
             sales.mutableSetValue(forKey: "employees").add(stranger)  // another context
-            sales.mutableOrderedSetValue(forKey: "employees").add(ann) // not ordered: inert proxy
-            sales.mutableSetValue(forKey: "name").add(ann)             // not a to-many
+            sales.mutableOrderedSetValue(forKey: "employees").add(ann)  // not ordered: inert proxy
+            sales.mutableSetValue(forKey: "name").add(ann)  // not a to-many
             #expect(ann.department == nil)
             #expect(sales.employees.isEmpty)
             let error = try #require(throws: StrataError.self) { try context.save() }

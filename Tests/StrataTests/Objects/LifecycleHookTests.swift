@@ -26,7 +26,7 @@ struct LifecycleHookTests {
             #expect(parent.events.last == "awakeFromFetch")
             parent.events = []
             child.events = []
-            context.delete(parent)                       // cascades to the child
+            context.delete(parent)  // cascades to the child
             #expect(parent.events == ["prepareForDeletion"])
             #expect(child.events == ["prepareForDeletion"])
             try context.save()

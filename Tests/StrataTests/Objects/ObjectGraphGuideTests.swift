@@ -56,7 +56,7 @@ enum Guide {
 
     final class Playlist: ManagedObject {
         @Attribute("name") var name: String
-        @Relationship("songs") var songs: [Song]            // ordered
+        @Relationship("songs") var songs: [Song]  // ordered
     }
 
     final class Song: ManagedObject {
@@ -72,14 +72,16 @@ enum Guide {
         let song = EntityDescription(name: "Song", managedObjectClass: Song.self)
         company.properties = [
             AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: ""),
-            RelationshipDescription(name: "departments", destination: department, inverse: "company",
-                                    toMany: true, deleteRule: .deny),
+            RelationshipDescription(
+                name: "departments", destination: department, inverse: "company",
+                toMany: true, deleteRule: .deny),
         ]
         department.properties = [
             AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: ""),
             RelationshipDescription(name: "company", destination: company, inverse: "departments"),
-            RelationshipDescription(name: "employees", destination: employee, inverse: "department",
-                                    toMany: true, deleteRule: .cascade),
+            RelationshipDescription(
+                name: "employees", destination: employee, inverse: "department",
+                toMany: true, deleteRule: .cascade),
         ]
         employee.properties = [
             AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: ""),
@@ -88,8 +90,9 @@ enum Guide {
         ]
         playlist.properties = [
             AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: ""),
-            RelationshipDescription(name: "songs", destination: song, inverse: "playlists",
-                                    toMany: true, isOrdered: true),
+            RelationshipDescription(
+                name: "songs", destination: song, inverse: "playlists",
+                toMany: true, isOrdered: true),
         ]
         song.properties = [
             AttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: ""),
@@ -109,13 +112,13 @@ enum Guide {
         let support = Department(context: context)
         let ann = Employee(context: context)
 
-        ann.department = sales                  // sales.employees == [ann]
+        ann.department = sales  // sales.employees == [ann]
         #expect(sales.employees == [ann])
-        ann.department = support                // sales.employees == [], support.employees == [ann]
+        ann.department = support  // sales.employees == [], support.employees == [ann]
         #expect(sales.employees.isEmpty && support.employees == [ann])
-        sales.employees = [ann]                 // ann.department === sales, support.employees == []
+        sales.employees = [ann]  // ann.department === sales, support.employees == []
         #expect(ann.department === sales && support.employees.isEmpty)
-        ann.setValue(nil, forKey: "department") // key-value coding does the same: sales.employees == []
+        ann.setValue(nil, forKey: "department")  // key-value coding does the same: sales.employees == []
         #expect(sales.employees.isEmpty)
 
         let rock = Playlist(context: context)
@@ -123,23 +126,23 @@ enum Guide {
         let anthem = Song(context: context)
         let encore = Song(context: context)
 
-        let songs = rock.$songs                 // MutableOrderedRelationshipSet<Song>
-        songs.add(anthem)                       // [anthem]; anthem.playlists == [rock]
+        let songs = rock.$songs  // MutableOrderedRelationshipSet<Song>
+        songs.add(anthem)  // [anthem]; anthem.playlists == [rock]
         #expect(rock.songs == [anthem] && anthem.playlists == [rock])
-        songs.insert(intro, at: 0)              // [intro, anthem]
-        songs.add(encore)                       // [intro, anthem, encore]
+        songs.insert(intro, at: 0)  // [intro, anthem]
+        songs.add(encore)  // [intro, anthem, encore]
         #expect(rock.songs == [intro, anthem, encore])
-        songs.moveObjects(at: IndexSet(integer: 2), to: 0)   // [encore, intro, anthem]
+        songs.moveObjects(at: IndexSet(integer: 2), to: 0)  // [encore, intro, anthem]
         #expect(rock.songs == [encore, intro, anthem])
-        songs.removeObject(at: 1)               // [encore, anthem]; intro.playlists == []
+        songs.removeObject(at: 1)  // [encore, anthem]; intro.playlists == []
         #expect(rock.songs == [encore, anthem] && intro.playlists.isEmpty)
-        let first = songs[0]                    // encore (an index out of range reads nil)
+        let first = songs[0]  // encore (an index out of range reads nil)
         #expect(first === encore && songs[5] == nil)
 
-        let staff = sales.mutableSetValue(forKey: "employees")   // MutableRelationshipSet<ManagedObject>
-        staff.add(ann)                          // ann.department === sales
+        let staff = sales.mutableSetValue(forKey: "employees")  // MutableRelationshipSet<ManagedObject>
+        staff.add(ann)  // ann.department === sales
         #expect(ann.department === sales)
-        print(staff.count, staff.contains(ann)) // 1 true
+        print(staff.count, staff.contains(ann))  // 1 true
         #expect(staff.count == 1 && staff.contains(ann))
         for member in staff { print(member.value(forKey: "name") ?? "") }
         #expect(ann.$department == sales.objectID)
@@ -149,9 +152,9 @@ enum Guide {
         support.company = acme
         try context.save()
 
-        context.delete(sales)           // cascade: ann, its employee, is deleted too
+        context.delete(sales)  // cascade: ann, its employee, is deleted too
         #expect(ann.isDeleted)
-        context.delete(acme)            // deny: acme.departments still holds support
+        context.delete(acme)  // deny: acme.departments still holds support
         var denied: StrataError?
         do {
             try context.save()
@@ -160,7 +163,7 @@ enum Guide {
         }
         #expect(denied?.code == 1600 && denied?.code == StrataError.Code.validationRelationshipDeniedDelete)
         #expect(denied?.entityName == "Company" && denied?.key == "departments" && denied?.objectID == acme.objectID)
-        context.delete(support)         // deny is checked at save: with support deleted too, it passes
+        context.delete(support)  // deny is checked at save: with support deleted too, it passes
         try context.save()
 
         // "Fetched properties"
@@ -177,7 +180,7 @@ enum Guide {
 
     // "Entity inheritance"
     static func inheritanceModel() -> ManagedObjectModel {
-        let person = EntityDescription(name: "Person")          // abstract: only sub-entities exist
+        let person = EntityDescription(name: "Person")  // abstract: only sub-entities exist
         person.isAbstract = true
         person.properties = [AttributeDescription(name: "name", type: .string)]
         let employee = EntityDescription(name: "Employee")
@@ -185,7 +188,7 @@ enum Guide {
         let customer = EntityDescription(name: "Customer")
         customer.properties = [AttributeDescription(name: "tier", type: .integer16)]
         person.subentities = [employee, customer]
-        let model = ManagedObjectModel(entities: [person])       // sub-entities come along
+        let model = ManagedObjectModel(entities: [person])  // sub-entities come along
         return model
     }
 
@@ -199,8 +202,9 @@ enum Guide {
         // updated object; call it yourself to check a value before setting it.
         override func validateValue(_ value: Any?, forKey key: String) throws {
             if key == "username", value as? String == "root" {
-                throw StrataError(code: StrataError.Code.managedObjectValidation, message: "'root' is reserved",
-                                  entityName: entity.name, key: key, objectID: objectID)
+                throw StrataError(
+                    code: StrataError.Code.managedObjectValidation, message: "'root' is reserved",
+                    entityName: entity.name, key: key, objectID: objectID)
             }
             try super.validateValue(value, forKey: key)
         }
@@ -209,8 +213,9 @@ enum Guide {
         override func validateForUpdate() throws {
             try super.validateForUpdate()
             if let age, age < 18, level > 5 {
-                throw StrataError(code: StrataError.Code.managedObjectValidation, message: "minors stay below level 6",
-                                  entityName: entity.name, key: "level", objectID: objectID)
+                throw StrataError(
+                    code: StrataError.Code.managedObjectValidation, message: "minors stay below level 6",
+                    entityName: entity.name, key: "level", objectID: objectID)
             }
         }
     }
@@ -226,10 +231,12 @@ enum Guide {
             withValidationWarnings: ["code must look like AC-123", "AC-000 is not a code"])
         let email = AttributeDescription(name: "email", type: .string)
         email.validationRules = [ValidationRule("email needs an @") { ($0 as? String)?.contains("@") ?? true }]
-        let members = RelationshipDescription(name: "members", destinationEntityName: "Account", inverse: "team",
-                                              toMany: true, minCount: 2, maxCount: 3)
-        members.setValidationPredicates([ObjectPredicate(format: "NOT (ANY SELF.username == 'banned')")],
-                                        withValidationWarnings: ["banned accounts cannot join a team"])
+        let members = RelationshipDescription(
+            name: "members", destinationEntityName: "Account", inverse: "team",
+            toMany: true, minCount: 2, maxCount: 3)
+        members.setValidationPredicates(
+            [ObjectPredicate(format: "NOT (ANY SELF.username == 'banned')")],
+            withValidationWarnings: ["banned accounts cannot join a team"])
         account.properties = [
             username, code, email,
             AttributeDescription(name: "age", type: .integer16),

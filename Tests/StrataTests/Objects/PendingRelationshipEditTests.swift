@@ -75,10 +75,10 @@ struct PendingRelationshipEditTests {
         try editor.performAndWait {
             let s0 = try #require(editor.object(with: studentIDs[0]) as? Student)
             let c = courseIDs.compactMap { editor.object(with: $0) as? Course }
-            c[2].$students.add(s0)          // s0.courses not loaded: recorded
-            c[0].$students.remove(s0)       // likewise
+            c[2].$students.add(s0)  // s0.courses not loaded: recorded
+            c[0].$students.remove(s0)  // likewise
             c[3].$students.add(s0)
-            c[3].$students.remove(s0)       // the last edit wins
+            c[3].$students.remove(s0)  // the last edit wins
             #expect(Set(s0.courses.map(\.title)) == ["c1", "c2"])
             #expect(s0.mutableSetValue(forKey: "courses").count == 2)
             try editor.save()
@@ -100,7 +100,7 @@ struct PendingRelationshipEditTests {
             let s0 = try #require(child.object(with: studentIDs[0]) as? Student)
             let s1 = try #require(child.object(with: studentIDs[1]) as? Student)
             let c0 = try #require(child.object(with: courseIDs[0]) as? Course)
-            c0.$students.add(s0)                  // recorded on both sides, nothing loaded
+            c0.$students.add(s0)  // recorded on both sides, nothing loaded
             s1.$courses.add(c0)
             try child.save()
         }
@@ -140,8 +140,8 @@ struct PendingRelationshipEditTests {
         try editor.performAndWait {
             let tracks = trackIDs.compactMap { editor.object(with: $0) as? Song }
             let album = try #require(editor.object(with: albumID) as? Album)
-            tracks[0].album = nil          // album.tracks is not loaded: both edits are recorded
-            tracks[0].album = album        // back, at the end
+            tracks[0].album = nil  // album.tracks is not loaded: both edits are recorded
+            tracks[0].album = album  // back, at the end
             tracks[2].album = nil
             #expect(album.tracks.map(\.title) == ["t1", "t3", "t0"])
             try editor.save()
@@ -166,16 +166,16 @@ struct PendingRelationshipEditTests {
             #expect(c0.isFault && c0.isUpdated)
             let c1 = try #require(context.object(with: courseIDs[1]) as? Course)
             c1.$students.add(s0)
-            #expect(c1.committedValues(forKeys: ["title"])["title"] as? String == "c1")   // fires it
+            #expect(c1.committedValues(forKeys: ["title"])["title"] as? String == "c1")  // fires it
             context.rollback()
-            #expect(c0.managedObjectContext === context)   // still registered, a plain fault again
+            #expect(c0.managedObjectContext === context)  // still registered, a plain fault again
             #expect(!c0.isUpdated)
             #expect(s0.courses.isEmpty)
             #expect(!context.hasChanges)
             c0.$students.add(s0)
             context.refresh(s0, mergeChanges: false)
-            #expect(s0.courses.isEmpty)          // s0's recorded edit went with the refresh
-            #expect(c0.students.count == 1)      // c0's is still there
+            #expect(s0.courses.isEmpty)  // s0's recorded edit went with the refresh
+            #expect(c0.students.count == 1)  // c0's is still there
             context.rollback()
             #expect(c0.students.isEmpty)
             #expect(!context.hasChanges)
@@ -211,7 +211,7 @@ struct PendingRelationshipEditTests {
             tag.setValue(Int64(7), forKey: "label")
             holder.mutableSetValue(forKey: "tags").add(tag)
             try context.save()
-            context.delete(tag)      // no inverse: holder.tags still lists it in this context
+            context.delete(tag)  // no inverse: holder.tags still lists it in this context
             try context.save()
             return holder.objectID
         }

@@ -59,7 +59,7 @@ struct RelationshipFaultTests {
             #expect(first.count == 1, "\(first)")
             #expect(first.first?.contains("ZDEPARTMENT") == true)
             #expect(employees.count == 10)
-            #expect(employees.allSatisfy { $0.isFault })     // the members' values are not loaded
+            #expect(employees.allSatisfy { $0.isFault })  // the members' values are not loaded
             let again = recorder.statements {
                 _ = sales.employees
                 _ = sales.mutableSetValue(forKey: "employees").count
@@ -113,7 +113,7 @@ struct RelationshipFaultTests {
             #expect(sales.isFault)
             #expect(sales.employees.count == 1)
             #expect(sales.name == "Sales")
-            #expect(sales.employees.count == 1)   // still loaded after the fault fired
+            #expect(sales.employees.count == 1)  // still loaded after the fault fired
         }
     }
 }

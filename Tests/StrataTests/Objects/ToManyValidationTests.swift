@@ -14,8 +14,9 @@ final class SmallTeam: ManagedObject {
             let count = (value as? Set<ManagedObject>)?.count ?? -1
             Self.calls.append((key, count))
             if count > 2 {
-                throw StrataError(code: StrataError.Code.managedObjectValidation, message: "a small team has at most two members",
-                                  entityName: entity.name, key: key, objectID: objectID)
+                throw StrataError(
+                    code: StrataError.Code.managedObjectValidation, message: "a small team has at most two members",
+                    entityName: entity.name, key: key, objectID: objectID)
             }
         }
         try super.validateValue(value, forKey: key)

@@ -18,40 +18,64 @@ struct ValidationTests {
     }
 
     static let rules: [Rule] = [
-        Rule(description: "required attribute", code: 1570, key: "username",
-             breaks: { $0.setValue(nil, forKey: "username") }, satisfies: { $0.username = "ann" }),
-        Rule(description: "minimum length", code: 1670, key: "username",
-             breaks: { $0.username = "an" }, satisfies: { $0.username = "ann" }),
-        Rule(description: "maximum length", code: 1660, key: "username",
-             breaks: { $0.username = "abcdefghijklm" }, satisfies: { $0.username = "abcdefghijkl" }),
-        Rule(description: "regular expression", code: 1680, key: "username",
-             breaks: { $0.username = "Ann!" }, satisfies: { $0.username = "ann_2" }),
-        Rule(description: "minimum value", code: 1620, key: "age",
-             breaks: { $0.age = -1 }, satisfies: { $0.age = 0 }),
-        Rule(description: "maximum value", code: 1610, key: "age",
-             breaks: { $0.age = 151 }, satisfies: { $0.age = 150 }),
-        Rule(description: "integer type range", code: 1610, key: "level",
-             breaks: { $0.setValue(Int64(40_000), forKey: "level") }, satisfies: { $0.setValue(Int64(32_767), forKey: "level") }),
-        Rule(description: "double minimum", code: 1620, key: "score",
-             breaks: { $0.score = -0.5 }, satisfies: { $0.score = 0 }),
-        Rule(description: "double maximum", code: 1610, key: "score",
-             breaks: { $0.score = 1.5 }, satisfies: { $0.score = 1 }),
-        Rule(description: "earliest date", code: 1640, key: "birthday",
-             breaks: { $0.birthday = Account.earliest.addingTimeInterval(-1) }, satisfies: { $0.birthday = Account.earliest }),
-        Rule(description: "latest date", code: 1630, key: "birthday",
-             breaks: { $0.birthday = Account.latest.addingTimeInterval(1) }, satisfies: { $0.birthday = Account.latest }),
-        Rule(description: "validation predicate string with message", code: 1550, key: "code",
-             breaks: { $0.code = "XY-1" }, satisfies: { $0.code = "AC-1" }),
-        Rule(description: "second validation predicate", code: 1550, key: "code",
-             breaks: { $0.code = "AC-000" }, satisfies: { $0.code = "AC-001" }),
-        Rule(description: "closure validation rule", code: 1550, key: "email",
-             breaks: { $0.email = "nowhere" }, satisfies: { $0.email = "a@b.c" }),
-        Rule(description: "required transient attribute", code: 1570, key: "session",
-             breaks: { $0.setValue(nil, forKey: "session") }, satisfies: { $0.setValue("s", forKey: "session") }),
-        Rule(description: "validateValue(_:forKey:) override", code: 1550, key: "username",
-             breaks: { $0.username = "root" }, satisfies: { $0.username = "rooty" }),
-        Rule(description: "validateForInsert/Update override (two properties)", code: 1550, key: "level",
-             breaks: { $0.age = 10; $0.level = 9 }, satisfies: { $0.age = 30; $0.level = 9 }),
+        Rule(
+            description: "required attribute", code: 1570, key: "username",
+            breaks: { $0.setValue(nil, forKey: "username") }, satisfies: { $0.username = "ann" }),
+        Rule(
+            description: "minimum length", code: 1670, key: "username",
+            breaks: { $0.username = "an" }, satisfies: { $0.username = "ann" }),
+        Rule(
+            description: "maximum length", code: 1660, key: "username",
+            breaks: { $0.username = "abcdefghijklm" }, satisfies: { $0.username = "abcdefghijkl" }),
+        Rule(
+            description: "regular expression", code: 1680, key: "username",
+            breaks: { $0.username = "Ann!" }, satisfies: { $0.username = "ann_2" }),
+        Rule(
+            description: "minimum value", code: 1620, key: "age",
+            breaks: { $0.age = -1 }, satisfies: { $0.age = 0 }),
+        Rule(
+            description: "maximum value", code: 1610, key: "age",
+            breaks: { $0.age = 151 }, satisfies: { $0.age = 150 }),
+        Rule(
+            description: "integer type range", code: 1610, key: "level",
+            breaks: { $0.setValue(Int64(40_000), forKey: "level") }, satisfies: { $0.setValue(Int64(32_767), forKey: "level") }),
+        Rule(
+            description: "double minimum", code: 1620, key: "score",
+            breaks: { $0.score = -0.5 }, satisfies: { $0.score = 0 }),
+        Rule(
+            description: "double maximum", code: 1610, key: "score",
+            breaks: { $0.score = 1.5 }, satisfies: { $0.score = 1 }),
+        Rule(
+            description: "earliest date", code: 1640, key: "birthday",
+            breaks: { $0.birthday = Account.earliest.addingTimeInterval(-1) }, satisfies: { $0.birthday = Account.earliest }),
+        Rule(
+            description: "latest date", code: 1630, key: "birthday",
+            breaks: { $0.birthday = Account.latest.addingTimeInterval(1) }, satisfies: { $0.birthday = Account.latest }),
+        Rule(
+            description: "validation predicate string with message", code: 1550, key: "code",
+            breaks: { $0.code = "XY-1" }, satisfies: { $0.code = "AC-1" }),
+        Rule(
+            description: "second validation predicate", code: 1550, key: "code",
+            breaks: { $0.code = "AC-000" }, satisfies: { $0.code = "AC-001" }),
+        Rule(
+            description: "closure validation rule", code: 1550, key: "email",
+            breaks: { $0.email = "nowhere" }, satisfies: { $0.email = "a@b.c" }),
+        Rule(
+            description: "required transient attribute", code: 1570, key: "session",
+            breaks: { $0.setValue(nil, forKey: "session") }, satisfies: { $0.setValue("s", forKey: "session") }),
+        Rule(
+            description: "validateValue(_:forKey:) override", code: 1550, key: "username",
+            breaks: { $0.username = "root" }, satisfies: { $0.username = "rooty" }),
+        Rule(
+            description: "validateForInsert/Update override (two properties)", code: 1550, key: "level",
+            breaks: {
+                $0.age = 10
+                $0.level = 9
+            },
+            satisfies: {
+                $0.age = 30
+                $0.level = 9
+            }),
     ]
 
     @Test("each rule fails with its code and key, and passes when satisfied", arguments: rules)
@@ -102,12 +126,12 @@ struct ValidationTests {
             try context.save()
 
             let team = ManagedObject(entity: try #require(stack.model.entitiesByName["Team"]), insertInto: context)
-            try context.save()                          // optional and empty: fine
+            try context.save()  // optional and empty: fine
             let members = team.mutableSetValue(forKey: "members")
             members.add(owner)
             let tooFew = try #require(throws: StrataError.self) { try context.save() }
             #expect(tooFew.code == StrataError.Code.validationRelationshipLacksMinimumCount && tooFew.key == "members")
-            let others = (0..<3).map { _ in Account.valid(in: context) }   // held: transient values live in memory only
+            let others = (0..<3).map { _ in Account.valid(in: context) }  // held: transient values live in memory only
             members.addObjects(from: others)
             let tooMany = try #require(throws: StrataError.self) { try context.save() }
             #expect(tooMany.code == StrataError.Code.validationRelationshipExceedsMaximumCount)
@@ -135,18 +159,19 @@ struct ValidationTests {
             try context.save()
 
             let first = Account.valid(in: context)
-            first.username = "x"                      // too short
-            first.age = 200                           // too large
+            first.username = "x"  // too short
+            first.age = 200  // too large
             let second = Account.valid(in: context)
-            second.code = "nope"                      // predicate
-            kept.score = 7                            // an update breaking a rule
+            second.code = "nope"  // predicate
+            kept.score = 7  // an update breaking a rule
             kept.username = "kept2"
             let error = try #require(throws: StrataError.self) { try context.save() }
             #expect(error.code == StrataError.Code.validationMultipleErrors)
             let failures = error.underlyingErrors
             #expect(failures.count == 4)
-            #expect(Set(failures.map { "\($0.objectID == first.objectID ? "first" : $0.objectID == second.objectID ? "second" : "kept").\($0.key ?? "?")" })
-                == ["first.username", "first.age", "second.code", "kept.score"])
+            #expect(
+                Set(failures.map { "\($0.objectID == first.objectID ? "first" : $0.objectID == second.objectID ? "second" : "kept").\($0.key ?? "?")" })
+                    == ["first.username", "first.age", "second.code", "kept.score"])
             #expect(failures.allSatisfy { !$0.message.isEmpty && $0.entityName == "Account" })
             #expect(error.description.contains("username") && error.description.contains("score"))
 
@@ -233,7 +258,7 @@ final class Account: ManagedObject {
     @Attribute("email") var email: String?
 
     static let earliest = Date(timeIntervalSince1970: -2_208_988_800)  // 1900-01-01
-    static let latest = Date(timeIntervalSince1970: 4_102_444_800)     // 2100-01-01
+    static let latest = Date(timeIntervalSince1970: 4_102_444_800)  // 2100-01-01
 
     /// A new account that passes every rule.
     static func valid(in context: ManagedObjectContext) -> Account {
@@ -309,7 +334,7 @@ final class Account: ManagedObject {
         members.setValidationPredicates([ObjectPredicate(format: "NOT (ANY SELF.username == 'banned')")], withValidationWarnings: ["banned accounts cannot join a team"])
         team.properties = [members]
         badge.properties = [
-            RelationshipDescription(name: "owner", destination: account, inverse: "badges", isOptional: false),
+            RelationshipDescription(name: "owner", destination: account, inverse: "badges", isOptional: false)
         ]
         return ManagedObjectModel(entities: [account, team, badge])
     }

@@ -235,11 +235,14 @@ struct DictionaryResultsTests {
             let extra = ManagedObject(entity: entity, insertInto: context)
             extra.setValue("New", forKey: "name")
             extra.setValue(Int32(100), forKey: "specialCount")
-            let zen = try #require(try context.fetch({ () -> FetchRequest<ManagedObject> in
-                let request = FetchRequest<ManagedObject>(entityName: "Venue")
-                request.predicate = ObjectPredicate(format: "name == 'Zen Tea'")
-                return request
-            }()).first)
+            let zen = try #require(
+                try context.fetch(
+                    { () -> FetchRequest<ManagedObject> in
+                        let request = FetchRequest<ManagedObject>(entityName: "Venue")
+                        request.predicate = ObjectPredicate(format: "name == 'Zen Tea'")
+                        return request
+                    }()
+                ).first)
             context.delete(zen)
             func total(_ pending: Bool) throws -> Int? {
                 try fetch(context, "Venue") { request in

@@ -74,11 +74,12 @@ struct PredicateLanguageTests {
             #expect(try venues("category != %@ AND category.name BEGINSWITH 'T'", [coffee]) == ["Bubble Bee", "Zen Tea", "boba guys"])
             let bakeryVenues = try venues("category.name == 'Bakery'", [])
             #expect(bakeryVenues == ["alpha", "Émile's"])
-            let objects = try context.fetch({ () -> FetchRequest<ManagedObject> in
-                let request = FetchRequest<ManagedObject>(entityName: "Venue")
-                request.predicate = ObjectPredicate(format: "category.name == 'Bakery'")
-                return request
-            }())
+            let objects = try context.fetch(
+                { () -> FetchRequest<ManagedObject> in
+                    let request = FetchRequest<ManagedObject>(entityName: "Venue")
+                    request.predicate = ObjectPredicate(format: "category.name == 'Bakery'")
+                    return request
+                }())
             #expect(try venues("SELF IN %@", [objects]) == ["alpha", "Émile's"])
             #expect(try venues("NOT (SELF IN %@) AND specialCount > 3", [Set(objects)]) == ["Café 10", "Zen Tea"])
             #expect(try venues("ANY category.venues == %@", [objects[0]]).count == 2)

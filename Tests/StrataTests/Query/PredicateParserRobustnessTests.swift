@@ -91,10 +91,14 @@ struct PredicateParserRobustnessTests {
         do {
             let reparsed = try ObjectPredicate(validatingFormat: predicate.predicateFormat)
             if reparsed != predicate {
-                Issue.record("Round trip changed input #\(index) \(String(reflecting: input)) (STRATA_DIFF_SEED=\(DifferentialEngines.seed))\n  printed:  \(predicate.predicateFormat)\n  reparsed: \(reparsed.predicateFormat)")
+                Issue.record(
+                    "Round trip changed input #\(index) \(String(reflecting: input)) (STRATA_DIFF_SEED=\(DifferentialEngines.seed))\n  printed:  \(predicate.predicateFormat)\n  reparsed: \(reparsed.predicateFormat)"
+                )
             }
         } catch {
-            Issue.record("The printed form of input #\(index) \(String(reflecting: input)) does not parse (STRATA_DIFF_SEED=\(DifferentialEngines.seed))\n  printed: \(predicate.predicateFormat)\n  error: \(error)")
+            Issue.record(
+                "The printed form of input #\(index) \(String(reflecting: input)) does not parse (STRATA_DIFF_SEED=\(DifferentialEngines.seed))\n  printed: \(predicate.predicateFormat)\n  error: \(error)"
+            )
         }
         if random.chance(0.2) {
             // Evaluating never crashes either (errors are fine).

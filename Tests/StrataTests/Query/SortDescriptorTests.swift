@@ -79,34 +79,41 @@ struct SortDescriptorTests {
         let (context, stack) = try context(engine)
         _ = stack
         // Byte-wise: "" < uppercase < lowercase < ﬁ and É (multi-byte UTF-8).
-        #expect(try order(context, [ObjectSortDescriptor(key: "name")]) == [
-            "/0", "B/5", "File1/1", "a/-", "e/7", "file02/2", "file10/10", "file2/2", "file2/3", "É/5", "ﬁle3/4",
-        ])
+        #expect(
+            try order(context, [ObjectSortDescriptor(key: "name")]) == [
+                "/0", "B/5", "File1/1", "a/-", "e/7", "file02/2", "file10/10", "file2/2", "file2/3", "É/5", "ﬁle3/4",
+            ])
         // Case-insensitive (ties byte-wise): "É" folds to "é", after the ASCII letters.
-        #expect(try order(context, [ObjectSortDescriptor(key: "name", ascending: true, comparator: .caseInsensitive)]) == [
-            "/0", "a/-", "B/5", "e/7", "file02/2", "File1/1", "file10/10", "file2/2", "file2/3", "ﬁle3/4", "É/5",
-        ])
+        #expect(
+            try order(context, [ObjectSortDescriptor(key: "name", ascending: true, comparator: .caseInsensitive)]) == [
+                "/0", "a/-", "B/5", "e/7", "file02/2", "File1/1", "file10/10", "file2/2", "file2/3", "ﬁle3/4", "É/5",
+            ])
         // Localized standard: natural numbers, case and accents ignored ("file2" < "file10"; with
         // equal numbers, fewer leading zeros first: "file2" < "file02"; ties byte-wise).
         let natural = ObjectSortDescriptor(key: "name", ascending: true, comparator: .localizedStandard)
-        #expect(try order(context, [natural]) == [
-            "/0", "a/-", "B/5", "e/7", "É/5", "File1/1", "file2/2", "file2/3", "file02/2", "ﬁle3/4", "file10/10",
-        ])
-        #expect(try order(context, [natural.reversedSortDescriptor]) == [
-            "file10/10", "ﬁle3/4", "file02/2", "file2/2", "file2/3", "File1/1", "É/5", "e/7", "B/5", "a/-", "/0",
-        ])
+        #expect(
+            try order(context, [natural]) == [
+                "/0", "a/-", "B/5", "e/7", "É/5", "File1/1", "file2/2", "file2/3", "file02/2", "ﬁle3/4", "file10/10",
+            ])
+        #expect(
+            try order(context, [natural.reversedSortDescriptor]) == [
+                "file10/10", "ﬁle3/4", "file02/2", "file2/2", "file2/3", "File1/1", "É/5", "e/7", "B/5", "a/-", "/0",
+            ])
         // Several descriptors: size descending (nil last when descending), then name.
-        #expect(try order(context, [ObjectSortDescriptor(key: "size", ascending: false), natural]) == [
-            "file10/10", "e/7", "B/5", "É/5", "ﬁle3/4", "file2/3", "file2/2", "file02/2", "File1/1", "/0", "a/-",
-        ])
+        #expect(
+            try order(context, [ObjectSortDescriptor(key: "size", ascending: false), natural]) == [
+                "file10/10", "e/7", "B/5", "É/5", "ﬁle3/4", "file2/3", "file2/2", "file02/2", "File1/1", "/0", "a/-",
+            ])
         // Through a to-one (nil folder first), then by name.
         let byFolder = ObjectSortDescriptor(key: "folder.name", ascending: true, comparator: .localizedStandard)
-        #expect(try order(context, [byFolder, ObjectSortDescriptor(key: "name")]) == [
-            "file02/2", "ﬁle3/4", "/0", "B/5", "file10/10", "É/5", "file2/2", "a/-", "File1/1", "e/7", "file2/3",
-        ])
-        #expect(try order(context, [byFolder.reversedSortDescriptor, ObjectSortDescriptor(key: "size", ascending: false)]) == [
-            "e/7", "file2/3", "File1/1", "a/-", "file2/2", "file10/10", "B/5", "É/5", "/0", "ﬁle3/4", "file02/2",
-        ])
+        #expect(
+            try order(context, [byFolder, ObjectSortDescriptor(key: "name")]) == [
+                "file02/2", "ﬁle3/4", "/0", "B/5", "file10/10", "É/5", "file2/2", "a/-", "File1/1", "e/7", "file2/3",
+            ])
+        #expect(
+            try order(context, [byFolder.reversedSortDescriptor, ObjectSortDescriptor(key: "size", ascending: false)]) == [
+                "e/7", "file2/3", "File1/1", "a/-", "file2/2", "file10/10", "B/5", "É/5", "/0", "ﬁle3/4", "file02/2",
+            ])
     }
 
     @Test("sorting works with fetchLimit and fetchOffset and with unsaved changes mixed in", arguments: [TestStack.Kind.sqlite, .inMemory])

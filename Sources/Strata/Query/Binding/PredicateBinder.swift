@@ -136,7 +136,10 @@ struct PredicateBinder {
             case .constant(let single):
                 // "x IN 'abc'": substring test for strings, else membership in a one-element list.
                 if kind == .string, case .string = single {
-                    return .comparison(BoundComparison(lhs: try coerceExpression(.constant(single), to: .string, against: left, text: text), op: .contains, options: options, rhs: left, collation: collation(for: .string, options), numericOnly: false))
+                    return .comparison(
+                        BoundComparison(
+                            lhs: try coerceExpression(.constant(single), to: .string, against: left, text: text), op: .contains, options: options, rhs: left,
+                            collation: collation(for: .string, options), numericOnly: false))
                 }
                 right = .list([try coerce(single, to: kind, against: left, text: text)])
             case .scalar(let expression):
@@ -176,10 +179,11 @@ struct PredicateBinder {
             throw error("'\(text)': transformable attributes can only be compared with nil", key: keyName(left))
         }
         let effectiveKind = kind == .null ? right.kind : kind
-        return .comparison(BoundComparison(
-            lhs: left, op: op, options: options, rhs: right,
-            collation: collation(for: effectiveKind, options),
-            numericOnly: effectiveKind == .double || right.kind == .double))
+        return .comparison(
+            BoundComparison(
+                lhs: left, op: op, options: options, rhs: right,
+                collation: collation(for: effectiveKind, options),
+                numericOnly: effectiveKind == .double || right.kind == .double))
     }
 
     private func collation(for kind: ValueKind, _ options: ComparisonOptions) -> ValueCollation {

@@ -6,10 +6,6 @@ import Foundation
 struct DynamicEvaluator {
     var variables: [String: Any]
 
-    init(variables: [String: Any]) {
-        self.variables = variables
-    }
-
     func mismatch(_ message: String) -> StrataError {
         StrataError(code: StrataError.Code.coreData, message: message)
     }

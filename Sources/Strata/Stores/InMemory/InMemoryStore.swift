@@ -209,10 +209,11 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
             let table = tableName(update.objectID.entity)
             guard let existing = working.tables[table]?[pk], update.ignoresVersion || existing.version == update.baseVersion else {
                 let persisted = working.tables[table]?[pk]
-                conflicts.append(MergeConflict(
-                    objectID: update.objectID, oldVersionNumber: update.baseVersion, newVersionNumber: persisted?.version ?? 0,
-                    cachedSnapshot: [:], persistedSnapshot: persisted?.printable(),
-                    objectSnapshot: RowSnapshot(objectID: update.objectID, version: update.baseVersion, attributes: update.attributes, toOne: update.toOne).printable()))
+                conflicts.append(
+                    MergeConflict(
+                        objectID: update.objectID, oldVersionNumber: update.baseVersion, newVersionNumber: persisted?.version ?? 0,
+                        cachedSnapshot: [:], persistedSnapshot: persisted?.printable(),
+                        objectSnapshot: RowSnapshot(objectID: update.objectID, version: update.baseVersion, attributes: update.attributes, toOne: update.toOne).printable()))
                 continue
             }
             var attributes = existing.attributes
@@ -255,9 +256,10 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
             let table = tableName(deletion.objectID.entity)
             guard let existing = working.tables[table]?[pk], deletion.ignoresVersion || existing.version == deletion.baseVersion else {
                 let persisted = working.tables[table]?[pk]
-                conflicts.append(MergeConflict(
-                    objectID: deletion.objectID, oldVersionNumber: deletion.baseVersion, newVersionNumber: persisted?.version ?? 0,
-                    cachedSnapshot: [:], persistedSnapshot: persisted?.printable(), objectSnapshot: [:]))
+                conflicts.append(
+                    MergeConflict(
+                        objectID: deletion.objectID, oldVersionNumber: deletion.baseVersion, newVersionNumber: persisted?.version ?? 0,
+                        cachedSnapshot: [:], persistedSnapshot: persisted?.printable(), objectSnapshot: [:]))
                 continue
             }
             working.tables[table]?[pk] = nil
@@ -303,8 +305,13 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
             if mine.contains(where: { $0 == nil || $0 == .null }) { continue }  // NULLs never collide, as in SQLite
             for other in (current.tables[tableName(entity)] ?? [:]).values where other.objectID != row.objectID && other.entity.isKindOf(entity: owner) {
                 if values(of: other) == mine {
-                    var error = StrataError(code: StrataError.Code.managedObjectConstraintMerge, message: "Uniqueness constraint \(keys) of \(owner.name) violated", entityName: owner.name, objectID: row.objectID)
-                    error.conflicts = [MergeConflict(objectID: row.objectID, oldVersionNumber: 0, newVersionNumber: other.version, cachedSnapshot: [:], persistedSnapshot: other.printable(), objectSnapshot: row.printable(), constraint: keys, conflictingObjectID: other.objectID)]
+                    var error = StrataError(
+                        code: StrataError.Code.managedObjectConstraintMerge, message: "Uniqueness constraint \(keys) of \(owner.name) violated", entityName: owner.name, objectID: row.objectID)
+                    error.conflicts = [
+                        MergeConflict(
+                            objectID: row.objectID, oldVersionNumber: 0, newVersionNumber: other.version, cachedSnapshot: [:], persistedSnapshot: other.printable(), objectSnapshot: row.printable(),
+                            constraint: keys, conflictingObjectID: other.objectID)
+                    ]
                     throw error
                 }
             }
@@ -399,7 +406,8 @@ struct StoredRow: EvaluationRow {
 
     func evaluationToOneRow(slot: Int) -> (any EvaluationRow)? {
         guard let id = evaluationToOneID(slot: slot), let pk = id.primaryKey,
-              let row = index.state.tables[id.entity.rootEntity.name]?[pk] else { return nil }
+            let row = index.state.tables[id.entity.rootEntity.name]?[pk]
+        else { return nil }
         return StoredRow(snapshot: row, index: index)
     }
 

@@ -8,7 +8,7 @@ enum SQLiteCustomFunctions {
     static func register(on connection: SQLiteConnection) throws {
         try connection.registerFunction(SQLNames.matchFunction, argumentCount: 4) { args in
             guard case .integer(let code) = args[0], let op = SQLNames.stringOperator(code: code),
-                  case .text(let text) = args[1], case .text(let pattern) = args[2], case .integer(let flags) = args[3]
+                case .text(let text) = args[1], case .text(let pattern) = args[2], case .integer(let flags) = args[3]
             else { return .integer(0) }
             let options = ComparisonOptions(rawValue: UInt8(truncatingIfNeeded: flags))
             return .integer(try ScalarFunctions.match(op, text, pattern, options) ? 1 : 0)

@@ -153,8 +153,8 @@ final class SQLiteSchema: @unchecked Sendable {
                 // One-to-many: read through the inverse's foreign key on the destination's table.
                 let destinationRoot = destination.rootEntity
                 guard let tableName = rootTables[ObjectIdentifier(destinationRoot)],
-                      let fkIndex = entityColumns[ObjectIdentifier(destination)]?.toOneColumns[safe: destination.layout.toOneRelationships.firstIndex { $0 === inverse }],
-                      var table = tables[tableName]
+                    let fkIndex = entityColumns[ObjectIdentifier(destination)]?.toOneColumns[safe: destination.layout.toOneRelationships.firstIndex { $0 === inverse }],
+                    var table = tables[tableName]
                 else { continue }
                 let fkName = table.columns[fkIndex.key - 3].name
                 var orderColumn: String?
@@ -173,7 +173,11 @@ final class SQLiteSchema: @unchecked Sendable {
             let inverse = relationship.inverseRelationship
             let owner: RelationshipDescription
             if let inverse, inverse !== relationship {
-                if inverse.isOrdered { owner = inverse } else if relationship.isOrdered { owner = relationship } else {
+                if inverse.isOrdered {
+                    owner = inverse
+                } else if relationship.isOrdered {
+                    owner = relationship
+                } else {
                     owner = (source.name, relationship.name) <= (inverse.entity?.name ?? "", inverse.name) ? relationship : inverse
                 }
             } else {
@@ -201,7 +205,8 @@ final class SQLiteSchema: @unchecked Sendable {
                 names.append(columnName(column.key, in: table))
                 if let code = column.entityCode { names.append(columnName(code, in: table)) }
             }
-            insertStatements[ObjectIdentifier(entity)] = "INSERT INTO \(SQLFragment.identifier(table.name)) (\(names.map(SQLFragment.identifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+            insertStatements[ObjectIdentifier(entity)] =
+                "INSERT INTO \(SQLFragment.identifier(table.name)) (\(names.map(SQLFragment.identifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
         }
     }
 
@@ -250,7 +255,7 @@ final class SQLiteSchema: @unchecked Sendable {
     /// The column of an attribute of `entity`.
     func attributeColumn(_ attribute: AttributeDescription, of entity: EntityDescription) -> String? {
         guard let table = table(for: entity), let columns = columns(for: entity),
-              case .attribute(let slot)? = entity.layout.slots[attribute.name], slot < columns.attributeColumns.count
+            case .attribute(let slot)? = entity.layout.slots[attribute.name], slot < columns.attributeColumns.count
         else { return nil }
         return columnName(columns.attributeColumns[slot], in: table)
     }
@@ -258,7 +263,7 @@ final class SQLiteSchema: @unchecked Sendable {
     /// The foreign-key column of a to-one relationship of `entity`.
     func foreignKeyColumn(_ relationship: RelationshipDescription, of entity: EntityDescription) -> (key: String, entityCode: String?)? {
         guard let table = table(for: entity), let columns = columns(for: entity),
-              case .toOne(let slot)? = entity.layout.slots[relationship.name], slot < columns.toOneColumns.count
+            case .toOne(let slot)? = entity.layout.slots[relationship.name], slot < columns.toOneColumns.count
         else { return nil }
         let toOne = columns.toOneColumns[slot]
         return (columnName(toOne.key, in: table), toOne.entityCode.map { columnName($0, in: table) })
@@ -302,7 +307,9 @@ final class SQLiteSchema: @unchecked Sendable {
                 }
                 guard columnNames.count == constraint.count else { continue }
                 let codes = entity.layout.descendantCodes.map(String.init).joined(separator: ", ")
-                statements.append("CREATE UNIQUE INDEX IF NOT EXISTS \"\(table.name)_\(entity.name.uppercased())_UNIQUE_\(index)\" ON \"\(table.name)\" (\(columnNames.map { "\"\($0)\"" }.joined(separator: ", "))) WHERE Z_ENT IN (\(codes))")
+                statements.append(
+                    "CREATE UNIQUE INDEX IF NOT EXISTS \"\(table.name)_\(entity.name.uppercased())_UNIQUE_\(index)\" ON \"\(table.name)\" (\(columnNames.map { "\"\($0)\"" }.joined(separator: ", "))) WHERE Z_ENT IN (\(codes))"
+                )
             }
         }
         return statements

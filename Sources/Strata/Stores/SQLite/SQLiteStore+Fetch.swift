@@ -177,7 +177,8 @@ extension SQLiteStore {
                 rows.reserveCapacity(ids.count)
                 var decoder = RowDecoder(store: self)
                 for (tableName, group) in byTable.sorted(by: { $0.key < $1.key }) {
-                    let sql = "SELECT " + allColumns(of: group.entity, alias: "t0") + " FROM " + SQLFragment.identifier(tableName)
+                    let sql =
+                        "SELECT " + allColumns(of: group.entity, alias: "t0") + " FROM " + SQLFragment.identifier(tableName)
                         + " t0 WHERE t0.Z_PK IN (SELECT value FROM json_each(?))"
                     let statement = try connection.cachedStatement(sql)
                     try statement.forEachRow([jsonKeys(group.keys)]) { row in
@@ -199,18 +200,20 @@ extension SQLiteStore {
             if let pk = id.primaryKey { owners[pk] = id }
         }
         guard !owners.isEmpty, let destination = relationship.destinationEntity, let storage = schema.storage(of: relationship),
-              let destinationTable = schema.table(for: destination)
+            let destinationTable = schema.table(for: destination)
         else { return result }
         let sql: String
         switch storage {
         case .foreignKey(let table, let column, let orderColumn, _):
             let order = orderColumn.map { "\(SQLFragment.identifier($0)), " } ?? ""
-            sql = "SELECT \(SQLFragment.identifier(column)), Z_PK, Z_ENT FROM \(SQLFragment.identifier(table)) WHERE \(SQLFragment.identifier(column)) IN (SELECT value FROM json_each(?)) ORDER BY \(SQLFragment.identifier(column)), \(order)Z_PK"
+            sql =
+                "SELECT \(SQLFragment.identifier(column)), Z_PK, Z_ENT FROM \(SQLFragment.identifier(table)) WHERE \(SQLFragment.identifier(column)) IN (SELECT value FROM json_each(?)) ORDER BY \(SQLFragment.identifier(column)), \(order)Z_PK"
         case .joinTable(let join, let isSourceSide):
             let mine = isSourceSide ? "Z_SOURCE" : "Z_TARGET"
             let other = isSourceSide ? "Z_TARGET" : "Z_SOURCE"
             let order = join.isOrdered && isSourceSide ? "j.Z_ORDER, " : ""
-            sql = "SELECT j.\(mine), j.\(other), d.Z_ENT FROM \(SQLFragment.identifier(join.name)) j JOIN \(SQLFragment.identifier(destinationTable.name)) d ON d.Z_PK = j.\(other) WHERE j.\(mine) IN (SELECT value FROM json_each(?)) ORDER BY j.\(mine), \(order)j.\(other)"
+            sql =
+                "SELECT j.\(mine), j.\(other), d.Z_ENT FROM \(SQLFragment.identifier(join.name)) j JOIN \(SQLFragment.identifier(destinationTable.name)) d ON d.Z_PK = j.\(other) WHERE j.\(mine) IN (SELECT value FROM json_each(?)) ORDER BY j.\(mine), \(order)j.\(other)"
         }
         do {
             try pool.withReader { connection in

@@ -14,9 +14,12 @@ extension SQLiteStore {
     static func openError(_ error: SQLiteError, url: URL) -> StrataError {
         var result = StrataError.sqlite(error, while: "Opening the store", url: url, defaultCode: StrataError.Code.persistentStoreOpen)
         let folder = url.deletingLastPathComponent().path
-        if error.code == 14 /* SQLITE_CANTOPEN */, FileManager.default.fileExists(atPath: url.path),
-           !FileManager.default.isWritableFile(atPath: folder), usesWriteAheadLog(url) {
-            result.message = "The store uses write-ahead logging (WAL) and its folder is read-only (read-only media or no write permission): SQLite cannot open a WAL store there because it must create the -shm file beside it. Copy the store to writable storage, or switch it to the rollback journal (PersistentStoreOption.journalMode \"DELETE\") before putting it on read-only media; such a store opens with PersistentStoreOption.readOnly"
+        // 14: SQLITE_CANTOPEN.
+        if error.code == 14, FileManager.default.fileExists(atPath: url.path),
+            !FileManager.default.isWritableFile(atPath: folder), usesWriteAheadLog(url)
+        {
+            result.message =
+                "The store uses write-ahead logging (WAL) and its folder is read-only (read-only media or no write permission): SQLite cannot open a WAL store there because it must create the -shm file beside it. Copy the store to writable storage, or switch it to the rollback journal (PersistentStoreOption.journalMode \"DELETE\") before putting it on read-only media; such a store opens with PersistentStoreOption.readOnly"
         }
         return result
     }

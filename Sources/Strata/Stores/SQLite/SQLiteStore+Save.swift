@@ -79,7 +79,9 @@ extension SQLiteStore {
             guard let id else { return .null }
             if let pk = id.primaryKey { return .integer(pk) }
             if let permanent = result.permanentIDs[id], let pk = permanent.primaryKey { return .integer(pk) }
-            throw StrataError(code: StrataError.Code.persistentStoreSave, message: "An object refers to an unsaved \(id.entity.name) that is not part of this save (insert it in the same context)", entityName: id.entity.name, url: url)
+            throw StrataError(
+                code: StrataError.Code.persistentStoreSave, message: "An object refers to an unsaved \(id.entity.name) that is not part of this save (insert it in the same context)",
+                entityName: id.entity.name, url: url)
         }
         // 2. Inserts.
         for insert in changes.inserts {
@@ -104,7 +106,8 @@ extension SQLiteStore {
         // 5. Deletes, with optimistic locking; join rows of the deleted object go too.
         for deletion in changes.deletes {
             guard let pk = deletion.objectID.primaryKey, let table = schema.table(for: deletion.objectID.entity) else { continue }
-            let sql = deletion.ignoresVersion
+            let sql =
+                deletion.ignoresVersion
                 ? "DELETE FROM \(SQLFragment.identifier(table.name)) WHERE Z_PK = ?"
                 : "DELETE FROM \(SQLFragment.identifier(table.name)) WHERE Z_PK = ? AND Z_OPT = ?"
             let statement = try connection.cachedStatement(sql)
@@ -202,13 +205,14 @@ extension SQLiteStore {
     private func conflict(for id: ManagedObjectID, baseVersion: Int64, objectValues: RowChange?, on connection: SQLiteConnection) throws -> MergeConflict {
         var persisted: RowSnapshot?
         if let pk = id.primaryKey, let table = schema.table(for: id.entity) {
-            let columns = ([ "t0.Z_PK", "t0.Z_ENT", "t0.Z_OPT"] + table.columns.map { "t0." + SQLFragment.identifier($0.name) }).joined(separator: ", ")
+            let columns = (["t0.Z_PK", "t0.Z_ENT", "t0.Z_OPT"] + table.columns.map { "t0." + SQLFragment.identifier($0.name) }).joined(separator: ", ")
             let statement = try connection.cachedStatement("SELECT \(columns) FROM \(SQLFragment.identifier(table.name)) t0 WHERE t0.Z_PK = ?")
             try statement.forEachRow([.integer(pk)]) { persisted = decodeRow($0, offset: 0) }
         }
-        let objectSnapshot = objectValues.map {
-            RowSnapshot(objectID: id, version: baseVersion, attributes: $0.attributes, toOne: $0.toOne).printable()
-        } ?? [:]
+        let objectSnapshot =
+            objectValues.map {
+                RowSnapshot(objectID: id, version: baseVersion, attributes: $0.attributes, toOne: $0.toOne).printable()
+            } ?? [:]
         return MergeConflict(
             objectID: id, oldVersionNumber: baseVersion, newVersionNumber: persisted?.version ?? 0,
             cachedSnapshot: [:], persistedSnapshot: persisted?.printable(), objectSnapshot: objectSnapshot)

@@ -117,7 +117,8 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
             var count: Int64 = 0
             try otherTables.forEachRow { count = $0.int64(at: 0) }
             if count > 0 {
-                throw StrataError(code: StrataError.Code.persistentStoreOpen, message: "The file is a SQLite database that was not created by Strata (it has \(count) table(s) and no Z_METADATA)", url: url)
+                throw StrataError(
+                    code: StrataError.Code.persistentStoreOpen, message: "The file is a SQLite database that was not created by Strata (it has \(count) table(s) and no Z_METADATA)", url: url)
             }
             for statement in schema.creationStatements {
                 try connection.execute(statement)
@@ -189,7 +190,8 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         }
         var error = StrataError(
             code: StrataError.Code.persistentStoreOpen,
-            message: "The model used to open the store is incompatible with the one used to create it (store model hash \(storeHash.prefix(12))…, this model \(modelHash.prefix(12))…): \(differences.isEmpty ? "versions differ" : differences.joined(separator: "; ")). Migrate the store or open it with its own model.",
+            message:
+                "The model used to open the store is incompatible with the one used to create it (store model hash \(storeHash.prefix(12))…, this model \(modelHash.prefix(12))…): \(differences.isEmpty ? "versions differ" : differences.joined(separator: "; ")). Migrate the store or open it with its own model.",
             url: url)
         error.underlyingErrors = [StrataError(code: StrataError.Code.persistentStoreIncompatibleVersionHash, message: "Version hashes differ", url: url)]
         throw error

@@ -69,9 +69,11 @@ struct DictionaryDifferentialTests {
 
         func apply(_ request: FetchRequest<NSDictionary>) {
             if let predicate { request.predicate = ObjectPredicate(format: predicate, argumentArray: predicateArguments) }
-            request.propertiesToFetch = properties + expressions.map { name, format in
-                ExpressionDescription(name: name, expression: (try? ObjectExpression(validatingFormat: format)) ?? ObjectExpression(forConstantValue: nil)) as Any
-            }
+            request.propertiesToFetch =
+                properties
+                + expressions.map { name, format in
+                    ExpressionDescription(name: name, expression: (try? ObjectExpression(validatingFormat: format)) ?? ObjectExpression(forConstantValue: nil)) as Any
+                }
             request.propertiesToGroupBy = groupBy.isEmpty ? nil : groupBy
             request.havingPredicate = having.map { ObjectPredicate(format: $0) }
             request.returnsDistinctResults = distinct

@@ -104,7 +104,7 @@ enum DifferentialFixture {
     static func populate(_ context: ManagedObjectContext, model: ManagedObjectModel, seed: UInt64) throws {
         var random = QueryRandom(seed: seed ^ 0x5EED_DA7A)
         guard let regionEntity = model.entitiesByName["Region"], let groupEntity = model.entitiesByName["Group"],
-              let itemEntity = model.entitiesByName["Item"], let tagEntity = model.entitiesByName["Tag"]
+            let itemEntity = model.entitiesByName["Item"], let tagEntity = model.entitiesByName["Tag"]
         else { throw StrataError(code: StrataError.Code.coreData, message: "fixture model is incomplete") }
         var regions: [ManagedObject] = []
         for index in 0..<regionCount {
@@ -126,8 +126,12 @@ enum DifferentialFixture {
         for index in 0..<itemCount {
             let item = ManagedObject(entity: itemEntity, insertInto: context)
             item.setValue(Int64(index), forKey: "idx")
-            item.setValue(random.chance(0.15) ? nil : Int16(truncatingIfNeeded: random.pick(int64s.filter { $0 >= -32768 && $0 <= 32767 } + [Int64(Int16.min)] + (0..<10).map { _ in Int64(random.int(-50...50)) })), forKey: "i16")
-            item.setValue(random.chance(0.15) ? nil : Int32(random.pick(int64s.filter { $0 >= Int64(Int32.min) && $0 <= Int64(Int32.max) } + (0..<10).map { _ in Int64(random.int(-50...50)) })), forKey: "i32")
+            item.setValue(
+                random.chance(0.15)
+                    ? nil : Int16(truncatingIfNeeded: random.pick(int64s.filter { $0 >= -32768 && $0 <= 32767 } + [Int64(Int16.min)] + (0..<10).map { _ in Int64(random.int(-50...50)) })),
+                forKey: "i16")
+            item.setValue(
+                random.chance(0.15) ? nil : Int32(random.pick(int64s.filter { $0 >= Int64(Int32.min) && $0 <= Int64(Int32.max) } + (0..<10).map { _ in Int64(random.int(-50...50)) })), forKey: "i32")
             item.setValue(random.chance(0.15) ? nil : random.pick(int64s + (0..<10).map { _ in Int64(random.int(-50...50)) }), forKey: "i64")
             let double: Double? = random.chance(0.15) ? nil : (random.chance(0.03) ? .nan : random.pick(doubles + (0..<10).map { _ in Double(random.int(-400...400)) / 4 }))
             item.setValue(double, forKey: "dbl")

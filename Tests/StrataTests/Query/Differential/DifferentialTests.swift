@@ -37,7 +37,9 @@ struct DifferentialTests {
         defer {
             // STRATA_DIFF_TIMING=1 prints the CPU time each engine took.
             if ProcessInfo.processInfo.environment["STRATA_DIFF_TIMING"] != nil {
-                print("shard \(shard): SQL \(timing[0] / 1_000_000) ms, in-memory store \(timing[1] / 1_000_000) ms, pending \(timing[2] / 1_000_000) ms; unsorted (\(timing[5])): SQL \(timing[3] / 1_000_000) ms, memory \(timing[4] / 1_000_000) ms")
+                print(
+                    "shard \(shard): SQL \(timing[0] / 1_000_000) ms, in-memory store \(timing[1] / 1_000_000) ms, pending \(timing[2] / 1_000_000) ms; unsorted (\(timing[5])): SQL \(timing[3] / 1_000_000) ms, memory \(timing[4] / 1_000_000) ms"
+                )
             }
         }
         for index in 0..<Self.predicatesPerShard {
@@ -68,13 +70,19 @@ struct DifferentialTests {
             let t2 = Self.cpuNanoseconds()
             timing[0] += t1 - t0
             timing[1] += t2 - t1
-            if sorts.isEmpty { timing[3] += t1 - t0; timing[4] += t2 - t1; timing[5] += 1 }
+            if sorts.isEmpty {
+                timing[3] += t1 - t0
+                timing[4] += t2 - t1
+                timing[5] += 1
+            }
             if case .failed = sql { failures += 1 }
             if case .rows(let rows) = sql, !rows.isEmpty { matchedSomething += 1 }
             if !sql.agrees(with: memory) {
                 mismatches += 1
                 if mismatches <= 10 {
-                    Issue.record("SQL and in-memory store disagree (\(header)\n  canonical: \(predicate)\n  sorts: \(sorts) limit \(limit) offset \(offset))\n  SQLite:    \(sql)\n  in-memory: \(memory)\n  only SQLite: \(difference(sql, memory))\n  only in-memory: \(difference(memory, sql))")
+                    Issue.record(
+                        "SQL and in-memory store disagree (\(header)\n  canonical: \(predicate)\n  sorts: \(sorts) limit \(limit) offset \(offset))\n  SQLite:    \(sql)\n  in-memory: \(memory)\n  only SQLite: \(difference(sql, memory))\n  only in-memory: \(difference(memory, sql))"
+                    )
                 }
                 continue
             }
@@ -90,7 +98,9 @@ struct DifferentialTests {
                 if !unsorted.agrees(with: pending) {
                     mismatches += 1
                     if mismatches <= 10 {
-                        Issue.record("SQL and unsaved objects disagree (\(header)\n  canonical: \(predicate))\n  SQLite:  \(unsorted)\n  pending: \(pending)\n  only SQLite: \(difference(unsorted, pending))\n  only pending: \(difference(pending, unsorted))")
+                        Issue.record(
+                            "SQL and unsaved objects disagree (\(header)\n  canonical: \(predicate))\n  SQLite:  \(unsorted)\n  pending: \(pending)\n  only SQLite: \(difference(unsorted, pending))\n  only pending: \(difference(pending, unsorted))"
+                        )
                     }
                 }
             }

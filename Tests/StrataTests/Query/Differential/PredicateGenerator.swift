@@ -40,9 +40,11 @@ struct PredicateGenerator {
 
     /// Keys that yield one value per item through a to-many: aggregates and subqueries.
     static let aggregateKeys: [Kind: [String]] = [
-        .integer: ["tags.@count", "links.@count", "tags.@sum.weight", "tags.@min.weight", "tags.@max.weight", "group.items.@count",
-                   "SUBQUERY(tags, $t, $t.weight > 1).@count", "count:(links)",
-                   "SUBQUERY(links, $x, $x.label BEGINSWITH[c] 'r' OR $x.ratio < 0).@count"],
+        .integer: [
+            "tags.@count", "links.@count", "tags.@sum.weight", "tags.@min.weight", "tags.@max.weight", "group.items.@count",
+            "SUBQUERY(tags, $t, $t.weight > 1).@count", "count:(links)",
+            "SUBQUERY(links, $x, $x.label BEGINSWITH[c] 'r' OR $x.ratio < 0).@count",
+        ],
         .double: ["tags.@avg.ratio", "tags.@sum.ratio", "tags.@max.ratio", "tags.@avg.weight", "links.@min.ratio"],
         .decimal: ["tags.@sum.amount", "tags.@avg.amount", "tags.@min.amount", "tags.@max.amount"],
         .string: ["tags.@max.label", "tags.@min.label"],
@@ -64,8 +66,10 @@ struct PredicateGenerator {
     ]
 
     /// Keys that may be passed as `%K`.
-    static let keyArguments: Set<String> = ["i16", "i32", "i64", "dbl", "flt", "dec", "str", "alt", "flag", "day", "group.rank",
-                                         "group.region.code", "group.score", "group.name", "group.region.name", "tags.@count"]
+    static let keyArguments: Set<String> = [
+        "i16", "i32", "i64", "dbl", "flt", "dec", "str", "alt", "flag", "day", "group.rank",
+        "group.region.code", "group.score", "group.name", "group.region.name", "tags.@count",
+    ]
 
     /// Arguments by placeholder number: text is generated out of order (a mirrored comparison
     /// writes its value before its key), so `%` specifiers are placed as markers and the
