@@ -103,7 +103,8 @@ extension ManagedObjectContext {
         let needed = objects.filter { $0.isFaultStorage && !($0.snapshot?.isFresh(stalenessInterval: staleness) ?? false) }.map(\.objectID)
         if !needed.isEmpty {
             do {
-                for row in try requireParentStore().snapshots(for: needed, maxAge: staleness) {
+                let parent = try requireParentStore()
+                for row in try BatchedRead.run({ try parent.snapshots(for: needed, maxAge: staleness) }) {
                     if let object = findRegistered(row.objectID), object.isFaultStorage {
                         object.snapshot = row
                     }

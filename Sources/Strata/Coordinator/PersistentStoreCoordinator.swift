@@ -220,7 +220,7 @@ extension PersistentStoreCoordinator: ParentStore {
             }
             loaded = try grouped.values.flatMap { try $0.0.backend.snapshots(for: $0.1) }
         }
-        if CurrentGeneration.value == nil { rowCache.store(loaded) }
+        if CurrentGeneration.value == nil && !BatchedRead.isActive { rowCache.store(loaded) }
         result += loaded
         return result
     }
