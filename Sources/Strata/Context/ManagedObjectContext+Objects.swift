@@ -195,6 +195,11 @@ extension ManagedObjectContext {
             object.toManyValues = Array(repeating: nil, count: toManyCount)
             object.committedToMany = object.toManyValues
         }
+        // Transient attributes start at their defaults the first time an object gets values
+        // (a fetched object or a fired fault); later loads keep them, as refreshes reset them.
+        if object.transientValues.count != object.entity.layout.transientAttributes.count {
+            object.transientValues = object.entity.layout.transientDefaults
+        }
         object.fetchedValues = [:]
         object.isFaultStorage = false
         // A fault changed through its relationships only (their edits wait in `pendingToMany`)

@@ -145,6 +145,52 @@ struct AttributeRoundTripTests {
         try reader.performAndWait {
             let sample = try #require(try reader.fetch(FetchRequest<Sample>(entityName: "Sample")).first)
             #expect(sample.scratch == nil)
+            sample.scratch = "set on a fetched object"
+            #expect(sample.scratch == "set on a fetched object")
+            // Tracked as a change (the object is updated) but, as in Core Data, not one of the
+            // persistent changed values.
+            #expect(sample.isUpdated)
+            #expect(sample.changedValues()["scratch"] == nil)
+        }
+    }
+
+    @Test("transient attributes work on faults and on fetched objects, with their defaults", arguments: TestStack.Kind.allCases)
+    func transientsOnFetchedObjects(kind: TestStack.Kind) throws {
+        let model = ModelFixtures.allTypes()
+        if let scratch = model.entitiesByName["Sample"]?.attributesByName["scratch"] { scratch.defaultValue = "default" }
+        let stack = try TestStack(model: model, kind: kind)
+        let writer = stack.newContext()
+        let id = try writer.performAndWait {
+            let sample = Sample(context: writer)
+            #expect(sample.scratch == "default")
+            try writer.save()
+            return sample.objectID
+        }
+        let reader = stack.newContext()
+        try reader.performAndWait {
+            let materialized = FetchRequest<Sample>(entityName: "Sample")
+            materialized.returnsObjectsAsFaults = false
+            let fetched = try #require(try reader.fetch(materialized).first)
+            #expect(fetched.scratch == "default")
+            fetched.scratch = "changed"
+            #expect(fetched.scratch == "changed")
+        }
+        let other = stack.newContext()
+        try other.performAndWait {
+            let fault = try #require(other.object(with: id) as? Sample)
+            #expect(fault.isFault)
+            #expect(fault.scratch == "default")
+            fault.scratch = "changed too"
+            #expect(fault.scratch == "changed too")
+            let asFault = try #require(try other.fetch(FetchRequest<Sample>(entityName: "Sample")).first)
+            #expect(asFault === fault)
+        }
+        let third = stack.newContext()
+        try third.performAndWait {
+            let fault = try #require(try third.fetch(FetchRequest<Sample>(entityName: "Sample")).first)
+            #expect(fault.isFault)
+            fault.scratch = "on a fetched fault"
+            #expect(fault.scratch == "on a fetched fault")
         }
     }
 }
