@@ -100,7 +100,6 @@ extension ManagedObjectContext {
             let rows = try parent.fetchRows(plan)
             objects = []
             objects.reserveCapacity(rows.count)
-            state.registry.reserve(additional: rows.count)
             for row in rows {
                 objects.append(register(row, asFault: request.returnsObjectsAsFaults, refresh: request.shouldRefreshRefetchedObjects))
             }

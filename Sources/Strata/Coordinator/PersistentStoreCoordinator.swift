@@ -306,7 +306,7 @@ extension PersistentStoreCoordinator: ParentStore {
     func obtainPermanentIDs(for temporaryIDs: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] {
         var byEntityRoot: [ObjectIdentifier: [ManagedObjectID]] = [:]
         for id in temporaryIDs where id.isTemporaryID {
-            byEntityRoot[ObjectIdentifier(id.entity.rootEntity), default: []].append(id)
+            byEntityRoot[id.entity.layout.rootIdentifier, default: []].append(id)
         }
         var result: [ManagedObjectID: ManagedObjectID] = [:]
         for ids in byEntityRoot.values {

@@ -42,10 +42,6 @@ final class ObjectRegistry {
         register(object)
     }
 
-    /// Makes room for `additional` more objects (before registering a large fetch). Pages are
-    /// allocated as keys arrive, so there is nothing to reserve ahead.
-    func reserve(additional: Int) {}
-
     /// All registered objects (retained for the caller).
     var allObjects: [ManagedObject] {
         var result: [ManagedObject] = []
