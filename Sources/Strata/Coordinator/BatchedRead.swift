@@ -7,20 +7,13 @@ import Foundation
 /// ``CurrentGeneration``: contexts call their parents on the calling thread. Where a call hops to
 /// another thread (a main-queue parent), the rows are simply cached.
 enum BatchedRead {
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
+    private static let slot = ThreadLocalSlot()
 
     /// Whether the current thread is loading a batch.
-    static var isActive: Bool { pthread_getspecific(key) != nil }
+    static var isActive: Bool { slot.value != nil }
 
     /// Runs `body` as a batch load.
     static func run<T>(_ body: () throws -> T) rethrows -> T {
-        let previous = pthread_getspecific(key)
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
-        defer { pthread_setspecific(key, previous) }
-        return try body()
+        try slot.with(UnsafeRawPointer(bitPattern: 1), body)
     }
 }

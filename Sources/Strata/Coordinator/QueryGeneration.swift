@@ -60,23 +60,18 @@ final class PinnedGeneration: Sendable {
 /// coordinator; contexts run their calls on their own queue, so a thread-local is exact). The
 /// slot does not own the generation: `with` keeps it alive while it is set.
 enum CurrentGeneration {
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
+    private static let slot = ThreadLocalSlot()
 
     static var value: PinnedGeneration? {
-        guard let pointer = pthread_getspecific(key) else { return nil }
+        guard let pointer = slot.value else { return nil }
         return Unmanaged<PinnedGeneration>.fromOpaque(pointer).takeUnretainedValue()
     }
 
     /// Runs `body` reading through `generation`.
     static func with<T>(_ generation: PinnedGeneration, _ body: () throws -> T) rethrows -> T {
-        let previous = pthread_getspecific(key)
-        pthread_setspecific(key, Unmanaged.passUnretained(generation).toOpaque())
-        defer { pthread_setspecific(key, previous) }
-        return try withExtendedLifetime(generation) { try body() }
+        try withExtendedLifetime(generation) {
+            try slot.with(Unmanaged.passUnretained(generation).toOpaque(), body)
+        }
     }
 }
 
