@@ -178,61 +178,9 @@ extension ManagedObjectContext {
     }
 }
 
-/// Weak references to contexts, for automatic merges. Thread-safe.
-final class ContextList: Sendable {
-    private final class WeakContext: @unchecked Sendable {
-        // @unchecked Sendable: a weak reference to a Sendable class, set once.
-        weak var context: ManagedObjectContext?
-        init(_ context: ManagedObjectContext) { self.context = context }
-    }
-
-    private let entries = Mutex<[WeakContext]>([])
-
-    func add(_ context: ManagedObjectContext) {
-        entries.withLock { list in
-            list.removeAll { $0.context == nil || $0.context === context }
-            list.append(WeakContext(context))
-        }
-    }
-
-    func remove(_ context: ManagedObjectContext) {
-        entries.withLock { $0.removeAll { $0.context == nil || $0.context === context } }
-    }
-
-    var contexts: [ManagedObjectContext] { entries.withLock { $0.compactMap(\.context) } }
-    var isEmpty: Bool { contexts.isEmpty }
-}
-
-/// Temporary IDs that root saves replaced with permanent ones, kept so that contexts lower in
-/// the tree (which still hold objects under their temporary IDs) resolve both. Recorded only
-/// when the saving context has children. Thread-safe.
-final class TemporaryIDAliases: Sendable {
-    private struct Table {
-        var permanentByTemporary: [ManagedObjectID: ManagedObjectID] = [:]
-        var temporaryByPermanent: [ManagedObjectID: ManagedObjectID] = [:]
-    }
-
-    private let table = Mutex(Table())
-    private let count = Atomic<Int>(0)
-
-    var hasEntries: Bool { count.load(ordering: .relaxed) > 0 }
-
-    func record(_ mapping: [ManagedObjectID: ManagedObjectID]) {
-        guard !mapping.isEmpty else { return }
-        table.withLock { table in
-            for (temporary, permanent) in mapping {
-                table.permanentByTemporary[temporary] = permanent
-                table.temporaryByPermanent[permanent] = temporary
-            }
-            count.store(table.permanentByTemporary.count, ordering: .relaxed)
-        }
-    }
-
-    func permanent(for temporary: ManagedObjectID) -> ManagedObjectID? {
-        table.withLock { $0.permanentByTemporary[temporary] }
-    }
-
-    func temporary(for permanent: ManagedObjectID) -> ManagedObjectID? {
-        table.withLock { $0.temporaryByPermanent[permanent] }
+extension PersistentStoreCoordinator {
+    /// The live root contexts using this coordinator, in the order they joined it.
+    func rootContexts() -> [ManagedObjectContext] {
+        rootContextList.objects.compactMap { $0 as? ManagedObjectContext }
     }
 }

@@ -31,7 +31,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     let state = ContextState()
     let streams = NotificationStreams()
     /// Child contexts (weakly), for automatic merges.
-    let childList = ContextList()
+    let childList = WeakObjectList<ManagedObjectContext>()
     private let settings = Mutex(ContextSettings())
     private let parentStore = Mutex<ParentLink?>(nil)
     let pinnedGeneration = Mutex<PinnedGeneration?>(nil)
@@ -148,7 +148,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
 
     /// The live child contexts.
-    var children: [ManagedObjectContext] { childList.contexts }
+    var children: [ManagedObjectContext] { childList.objects }
     /// Whether the context has live child contexts.
     var hasChildContexts: Bool { !childList.isEmpty }
 

@@ -3,17 +3,8 @@ import Foundation
 /// A store added to a coordinator (Core Data's `NSPersistentStore`). Thread-safe.
 public final class PersistentStore: @unchecked Sendable, CustomStringConvertible {
     // @unchecked Sendable: immutable except `coordinator` (a weak reference set once at creation).
-    /// Keys of the metadata dictionary that Strata maintains.
-    public enum MetadataKey {
-        /// The store's unique identifier (`NSStoreUUIDKey`).
-        public static let storeUUID = "NSStoreUUID"
-        /// The store type's name (`NSStoreTypeKey`).
-        public static let storeType = "NSStoreType"
-        /// The hex version hash of the model the store was made with.
-        public static let modelVersionHash = "StrataModelVersionHash"
-        /// `[entity name: hex version hash]` of the model the store was made with.
-        public static let entityVersionHashes = "NSStoreModelVersionHashes"
-    }
+    /// Keys of the metadata dictionary that Strata maintains (see ``StoreMetadataKey``).
+    public typealias MetadataKey = StoreMetadataKey
 
     /// The store's type.
     public let type: StoreType

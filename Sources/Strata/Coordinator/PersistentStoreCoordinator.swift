@@ -17,12 +17,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     package let sqlObservers = SQLObservers()
     /// The row cache shared by the coordinator's contexts.
     let rowCache = RowCache()
-    /// The root contexts using this coordinator (weakly), for automatic merges.
-    let rootContextList = ContextList()
+    /// The root contexts using this coordinator (weakly), for automatic merges. The coordinator
+    /// only keeps the list; contexts read it (see `ManagedObjectContext+Merge.swift`).
+    let rootContextList = WeakObjectList<AnyObject>()
     /// Temporary IDs replaced by root saves, for contexts lower in their trees.
     let temporaryIDAliases = TemporaryIDAliases()
-
-    func rootContexts() -> [ManagedObjectContext] { rootContextList.contexts }
 
     /// Pins every store's current state (a query generation).
     func pinCurrentGeneration() throws -> PinnedGeneration {
@@ -68,7 +67,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             if let existing = persistentStores.first(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
                 throw StrataError(code: StrataError.Code.persistentStoreOpen, message: "The store at this URL is already added to this coordinator (\(existing.identifier))", url: url)
             }
-            backend = try SQLiteStore(url: url, model: managedObjectModel, configuration: Self.sqliteConfiguration(options), observers: sqlObservers)
+            backend = try SQLiteStore(url: url, model: managedObjectModel, configuration: SQLiteStoreConfiguration(options: options), observers: sqlObservers)
         case .inMemory:
             backend = InMemoryStore(model: managedObjectModel)
         default:
@@ -78,25 +77,6 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         store.persistentStoreCoordinator = self
         storesState.withLock { $0.append(store) }
         return store
-    }
-
-    static func sqliteConfiguration(_ options: [String: any Sendable]) -> SQLiteStoreConfiguration {
-        var configuration = SQLiteStoreConfiguration()
-        if let readOnly = options[PersistentStoreOption.readOnly] as? Bool { configuration.readOnly = readOnly }
-        if let timeout = options[PersistentStoreOption.timeout] as? TimeInterval { configuration.busyTimeout = timeout }
-        if let timeout = options[PersistentStoreOption.timeout] as? Int { configuration.busyTimeout = TimeInterval(timeout) }
-        if let pragmas = options[PersistentStoreOption.sqlitePragmas] as? [String: String] { configuration.pragmas = pragmas }
-        if let mode = (options[PersistentStoreOption.journalMode] as? String)?.uppercased() {
-            configuration.journalMode = mode == "WAL" ? .wal : .rollback
-        }
-        if let level = (options[PersistentStoreOption.synchronous] as? String)?.uppercased(), let value = SQLiteConfiguration.Synchronous(rawValue: level) {
-            configuration.synchronous = value
-        }
-        if let readers = options[PersistentStoreOption.maximumReaders] as? Int { configuration.maximumReaders = readers }
-        if let shows = options[PersistentStoreOption.showsArgumentsInErrors] as? Bool { configuration.showsArgumentsInErrors = shows }
-        if let records = options[PersistentStoreOption.recordsSQL] as? Bool { configuration.recordsSQL = records }
-        if let vfs = options[PersistentStoreOption.vfsName] as? String { configuration.vfsName = vfs }
-        return configuration
     }
 
     /// Removes a store; its connections close. Objects of it in contexts become unusable.

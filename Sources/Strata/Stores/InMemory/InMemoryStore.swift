@@ -39,10 +39,10 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
         var entityHashes: [String: String] = [:]
         for (name, hash) in model.entityVersionHashesByName { entityHashes[name] = hash.hexString }
         initial.metadata = [
-            PersistentStore.MetadataKey.storeUUID: identifier,
-            PersistentStore.MetadataKey.storeType: StoreType.inMemory.rawValue,
-            PersistentStore.MetadataKey.modelVersionHash: model.versionHash.hexString,
-            PersistentStore.MetadataKey.entityVersionHashes: entityHashes,
+            StoreMetadataKey.storeUUID: identifier,
+            StoreMetadataKey.storeType: StoreType.inMemory.rawValue,
+            StoreMetadataKey.modelVersionHash: model.versionHash.hexString,
+            StoreMetadataKey.entityVersionHashes: entityHashes,
         ]
         self.state = Mutex(initial)
     }
@@ -54,7 +54,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
     func setMetadata(_ metadata: [String: any Sendable]) throws {
         state.withLock { current in
             var merged = metadata
-            for key in [PersistentStore.MetadataKey.storeUUID, PersistentStore.MetadataKey.storeType, PersistentStore.MetadataKey.modelVersionHash, PersistentStore.MetadataKey.entityVersionHashes] {
+            for key in [StoreMetadataKey.storeUUID, StoreMetadataKey.storeType, StoreMetadataKey.modelVersionHash, StoreMetadataKey.entityVersionHashes] {
                 merged[key] = current.metadata[key]
             }
             current.metadata = merged

@@ -17,6 +17,29 @@ struct SQLiteStoreConfiguration: Sendable {
     var vfsName: String?
 }
 
+extension SQLiteStoreConfiguration {
+    /// The configuration that `options` (``PersistentStoreOption`` keys) ask for; unknown keys
+    /// and values of the wrong type are ignored, as Core Data ignores them.
+    init(options: [String: any Sendable]) {
+        var configuration = SQLiteStoreConfiguration()
+        if let readOnly = options[PersistentStoreOption.readOnly] as? Bool { configuration.readOnly = readOnly }
+        if let timeout = options[PersistentStoreOption.timeout] as? TimeInterval { configuration.busyTimeout = timeout }
+        if let timeout = options[PersistentStoreOption.timeout] as? Int { configuration.busyTimeout = TimeInterval(timeout) }
+        if let pragmas = options[PersistentStoreOption.sqlitePragmas] as? [String: String] { configuration.pragmas = pragmas }
+        if let mode = (options[PersistentStoreOption.journalMode] as? String)?.uppercased() {
+            configuration.journalMode = mode == "WAL" ? .wal : .rollback
+        }
+        if let level = (options[PersistentStoreOption.synchronous] as? String)?.uppercased(), let value = SQLiteConfiguration.Synchronous(rawValue: level) {
+            configuration.synchronous = value
+        }
+        if let readers = options[PersistentStoreOption.maximumReaders] as? Int { configuration.maximumReaders = readers }
+        if let shows = options[PersistentStoreOption.showsArgumentsInErrors] as? Bool { configuration.showsArgumentsInErrors = shows }
+        if let records = options[PersistentStoreOption.recordsSQL] as? Bool { configuration.recordsSQL = records }
+        if let vfs = options[PersistentStoreOption.vfsName] as? String { configuration.vfsName = vfs }
+        self = configuration
+    }
+}
+
 /// The SQLite persistent store: Core Data's layout (see `SQLiteSchema`), one writer and a pool
 /// of readers on a WAL database, every write in one `BEGIN IMMEDIATE` transaction.
 final class SQLiteStore: StoreBackend, @unchecked Sendable {
@@ -74,7 +97,7 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
             throw StrataError.sqlite(error, while: "Opening the store", url: url, defaultCode: StrataError.Code.persistentStoreOpen)
         }
         self.metadataState = Mutex(metadata)
-        self.token = StoreToken(identifier: (metadata[PersistentStore.MetadataKey.storeUUID] as? String) ?? UUID().uuidString)
+        self.token = StoreToken(identifier: (metadata[StoreMetadataKey.storeUUID] as? String) ?? UUID().uuidString)
         let readOnly = configuration.readOnly
         self.pool = SQLiteConnectionPool(writer: writer, maximumReaders: configuration.maximumReaders) {
             try open(readOnly: readOnly)
@@ -128,13 +151,13 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
                 try insertKey.execute([.integer(entity.layout.code), .text(entity.name), .integer(entity.superentity?.layout.code ?? 0)])
             }
             var metadata: [String: any Sendable] = [
-                PersistentStore.MetadataKey.storeUUID: UUID().uuidString,
-                PersistentStore.MetadataKey.storeType: typeName,
-                PersistentStore.MetadataKey.modelVersionHash: model.versionHash.hexString,
+                StoreMetadataKey.storeUUID: UUID().uuidString,
+                StoreMetadataKey.storeType: typeName,
+                StoreMetadataKey.modelVersionHash: model.versionHash.hexString,
             ]
             var entityHashes: [String: String] = [:]
             for (name, hash) in model.entityVersionHashesByName { entityHashes[name] = hash.hexString }
-            metadata[PersistentStore.MetadataKey.entityVersionHashes] = entityHashes
+            metadata[StoreMetadataKey.entityVersionHashes] = entityHashes
             try writeMetadata(metadata, on: connection)
             return metadata
         }
@@ -168,16 +191,16 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
     static func writeMetadata(_ metadata: [String: any Sendable], on connection: SQLiteConnection) throws {
         let data = try PropertyListSerialization.data(fromPropertyList: MetadataCoding.propertyList(metadata), format: .binary, options: 0)
         let statement = try connection.cachedStatement("INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)")
-        try statement.execute([.text(metadata[PersistentStore.MetadataKey.storeUUID] as? String ?? ""), .blob(data)])
+        try statement.execute([.text(metadata[StoreMetadataKey.storeUUID] as? String ?? ""), .blob(data)])
     }
 
     /// Compares the store's recorded version hashes with the model's; a mismatch is a clear
     /// error naming the entities that differ (migration is a separate step).
     static func checkCompatibility(_ metadata: [String: any Sendable], model: ManagedObjectModel, url: URL) throws {
-        let storeHash = metadata[PersistentStore.MetadataKey.modelVersionHash] as? String ?? ""
+        let storeHash = metadata[StoreMetadataKey.modelVersionHash] as? String ?? ""
         let modelHash = model.versionHash.hexString
         guard storeHash != modelHash else { return }
-        let storeEntities = metadata[PersistentStore.MetadataKey.entityVersionHashes] as? [String: String] ?? [:]
+        let storeEntities = metadata[StoreMetadataKey.entityVersionHashes] as? [String: String] ?? [:]
         var differences: [String] = []
         let modelEntities = model.entityVersionHashesByName.mapValues(\.hexString)
         for name in Set(storeEntities.keys).union(modelEntities.keys).sorted() {
@@ -203,7 +226,7 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         var merged = metadata
         let current = self.metadata()
         // The keys Strata owns cannot be changed by the app.
-        for key in [PersistentStore.MetadataKey.storeUUID, PersistentStore.MetadataKey.storeType, PersistentStore.MetadataKey.modelVersionHash, PersistentStore.MetadataKey.entityVersionHashes] {
+        for key in [StoreMetadataKey.storeUUID, StoreMetadataKey.storeType, StoreMetadataKey.modelVersionHash, StoreMetadataKey.entityVersionHashes] {
             merged[key] = current[key]
         }
         try pool.withWriter { connection in
