@@ -54,7 +54,7 @@ extension ManagedObjectContext {
             throw StrataError(code: StrataError.Code.coreData, message: "\(self) has no persistent store coordinator")
         }
         if let name = request.entityName, let entity = model.entitiesByName[name] { return entity }
-        if let type = request.entityClass, let entity = model.entity(for: type) { return entity }
+        if let type = request.entityClass, let entity = model.entity(forClass: type) { return entity }
         let name = request.entityName ?? "nil"
         throw StrataError(code: StrataError.Code.coreData, message: "The model has no entity named '\(name)'", entityName: name)
     }

@@ -9,10 +9,13 @@ import Foundation
 /// ```
 /// Configure it before the model is used; once frozen it is immutable and may be read from any
 /// queue.
-public final class EntityDescription: @unchecked Sendable, Hashable, CustomStringConvertible {
+public final class EntityDescription: EntityIdentity, @unchecked Sendable, Hashable, CustomStringConvertible {
     // @unchecked Sendable: mutable only before the model freezes (enforced by `mutate`), read-only after.
     private var _name: String
-    private var _managedObjectClass: ManagedObject.Type
+    /// The class of the entity's objects; `nil` for `ManagedObject` itself. Kept untyped here
+    /// (the model does not depend on objects); `managedObjectClass` is in
+    /// `Objects/EntityDescription+Class.swift`.
+    var managedObjectClassStorage: AnyClass?
     private var _properties: [PropertyDescription] = []
     private var _isAbstract = false
     private var _subentities: [EntityDescription] = []
@@ -29,10 +32,18 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// Resolved slots and inheritance facts, computed when the model freezes.
     var layoutStorage: EntityLayout?
 
-    /// Creates an entity whose objects are instances of `managedObjectClass`.
-    public init(name: String, managedObjectClass: ManagedObject.Type = ManagedObject.self) {
+    /// Creates an entity whose objects are instances of `ManagedObject` (see
+    /// `init(name:managedObjectClass:)` for a subclass).
+    public init(name: String) {
         self._name = name
-        self._managedObjectClass = managedObjectClass
+        self.managedObjectClassStorage = nil
+    }
+
+    override var identityName: String { _name }
+
+    override func sharesKeys(with other: EntityIdentity) -> Bool {
+        guard let other = other as? EntityDescription else { return false }
+        return rootEntity === other.rootEntity
     }
 
     func mutate(_ what: String, _ change: () -> Void) {
@@ -49,14 +60,8 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         set { mutate("name") { _name = newValue } }
     }
 
-    /// The class instantiated for the entity's objects.
-    public var managedObjectClass: ManagedObject.Type {
-        get { _managedObjectClass }
-        set { mutate("managedObjectClass") { _managedObjectClass = newValue } }
-    }
-
     /// The name of `managedObjectClass`.
-    public var managedObjectClassName: String { String(describing: _managedObjectClass) }
+    public var managedObjectClassName: String { managedObjectClassStorage.map { String(describing: $0) } ?? "ManagedObject" }
 
     /// The properties declared on this entity (not the inherited ones).
     public var properties: [PropertyDescription] {

@@ -65,7 +65,7 @@ public final class FetchRequest<ResultType>: CustomStringConvertible {
     public var returnsDistinctResults = false
     /// The class a request made by `ManagedObject.fetchRequest()` was made for (its entity is
     /// looked up by class when the name is not an entity name).
-    var entityClass: ManagedObject.Type?
+    var entityClass: AnyClass?
 
     /// Creates a request for the entity named `entityName`.
     public init(entityName: String) {
@@ -123,24 +123,28 @@ public final class FetchRequest<ResultType>: CustomStringConvertible {
     }
 }
 
-extension ManagedObject {
-    /// A request for the objects of the entity whose class is this class (the entity is found
-    /// by class when the request runs; its name defaults to the class name).
-    public class func fetchRequest() -> FetchRequest<ManagedObject> {
-        let request = FetchRequest<ManagedObject>(entityName: String(describing: self))
-        request.entityClass = self
-        return request
-    }
+/// What the model needs of a fetch request whatever its result type (a fetched property keeps
+/// its request as one).
+protocol UntypedFetchRequest: AnyObject {
+    /// The name of the entity the request fetches.
+    var entityName: String? { get }
 }
 
-/// A fetch request stored in a model (immutable copy of its settings).
+extension FetchRequest: UntypedFetchRequest {}
+
+/// A fetch request stored in a model (immutable copy of its settings): a model's named
+/// templates and the requests of fetched properties.
 struct FetchRequestTemplate: @unchecked Sendable {
     // @unchecked Sendable: holds an immutable private copy of the request, never mutated.
-    private let request: FetchRequest<ManagedObject>
+    private let request: FetchRequest<Any>
 
-    init(request: FetchRequest<ManagedObject>) {
-        self.request = request.copy()
+    init<T>(request: FetchRequest<T>) {
+        self.request = request.copy(as: Any.self)
     }
 
-    func makeRequest() -> FetchRequest<ManagedObject> { request.copy() }
+    /// The name of the template's entity.
+    var entityName: String? { request.entity?.name ?? request.entityName }
+
+    /// A new request with the template's settings.
+    func makeRequest<T>(as type: T.Type) -> FetchRequest<T> { request.copy(as: type) }
 }

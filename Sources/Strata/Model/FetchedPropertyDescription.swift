@@ -6,23 +6,18 @@ import Foundation
 /// The result is computed on first access and kept until the object is refreshed; it is not
 /// kept in sync with later changes, as in Core Data.
 public final class FetchedPropertyDescription: PropertyDescription, @unchecked Sendable {
-    private var _fetchRequest: FetchRequest<ManagedObject>?
+    /// The request run for each source object, untyped (the typed `fetchRequest` is in
+    /// `Objects/FetchedPropertyDescription+Request.swift`).
+    var requestStorage: (any UntypedFetchRequest)?
 
-    /// Creates a fetched property with its request.
-    public init(name: String, fetchRequest: FetchRequest<ManagedObject>? = nil) {
-        self._fetchRequest = fetchRequest
+    /// Creates a fetched property without a request (set `fetchRequest` before use).
+    public init(name: String) {
         super.init(name: name, isOptional: true)
         self.isTransient = true
     }
 
-    /// The request run for each source object.
-    public var fetchRequest: FetchRequest<ManagedObject>? {
-        get { _fetchRequest }
-        set { mutate("fetchRequest") { _fetchRequest = newValue } }
-    }
-
     override func appendVersionHashInputs(to hash: inout StableHash) {
         super.appendVersionHashInputs(to: &hash)
-        hash.combine(_fetchRequest?.entityName ?? "")
+        hash.combine(requestStorage?.entityName ?? "")
     }
 }

@@ -112,42 +112,27 @@ public final class ManagedObjectModel: @unchecked Sendable {
 
     // MARK: Fetch request templates
 
-    /// Stores a fetch request under a name; its predicate may use `$VARIABLES`.
-    public func setFetchRequestTemplate(_ request: FetchRequest<ManagedObject>?, forName name: String) {
-        mutate("fetchRequestTemplates") {
-            _fetchRequestTemplates[name] = request.map { FetchRequestTemplate(request: $0) }
-        }
+    /// Stores (or with `nil`, removes) a template; the typed API is in
+    /// `Objects/ManagedObjectModel+FetchRequests.swift`.
+    func setTemplate(_ template: FetchRequestTemplate?, forName name: String) {
+        mutate("fetchRequestTemplates") { _fetchRequestTemplates[name] = template }
     }
 
-    /// A copy of the template stored under `name`, or `nil`.
-    public func fetchRequestTemplate(forName name: String) -> FetchRequest<ManagedObject>? {
-        _fetchRequestTemplates[name]?.makeRequest()
-    }
+    /// The template stored under `name`.
+    func template(named name: String) -> FetchRequestTemplate? { _fetchRequestTemplates[name] }
 
     /// The names of the stored templates.
     public var fetchRequestTemplateNames: [String] { _fetchRequestTemplates.keys.sorted() }
 
-    /// A copy of the template `name` with `$VARIABLES` in its predicate replaced by
-    /// `variables`. Throws if there is no such template or a variable has no value.
-    public func fetchRequestFromTemplate(withName name: String, substitutionVariables variables: [String: Any]) throws -> FetchRequest<ManagedObject> {
-        guard let template = _fetchRequestTemplates[name] else {
-            throw StrataError(code: StrataError.Code.coreData, message: "The model has no fetch request template named '\(name)'")
-        }
-        let request = template.makeRequest()
-        if let predicate = request.predicate {
-            request.predicate = try predicate.substitutingVariables(variables)
-        }
-        return request
-    }
-
     // MARK: Lookup
 
-    /// The entity whose `managedObjectClass` is exactly `type`, if any. Callable from any queue.
-    public func entity(for type: ManagedObject.Type) -> EntityDescription? {
+    /// The entity whose class is exactly `type`, if any (the typed API is
+    /// `entity(for:)` in `Objects/ManagedObjectModel+FetchRequests.swift`). Callable from any queue.
+    func entity(forClass type: AnyClass) -> EntityDescription? {
         let key = ObjectIdentifier(type)
         let (frozen, found) = state.withLock { ($0 != nil, $0?.classToEntity[key]) }
         if frozen { return found }
-        return _entities.first { $0.managedObjectClass == type }
+        return _entities.first { $0.managedObjectClassStorage.map(ObjectIdentifier.init) == key }
     }
 
     func entity(forCode code: Int64) -> EntityDescription? {
@@ -181,9 +166,9 @@ public final class ManagedObjectModel: @unchecked Sendable {
             entity.layoutStorage = layouts[ObjectIdentifier(entity)]
             byName[entity.name] = entity
             if let layout = entity.layoutStorage { byCode[layout.code] = entity }
-            if entity.managedObjectClass != ManagedObject.self {
+            if let type = entity.managedObjectClassStorage {
                 // The most specific entity wins when several share a class.
-                let key = ObjectIdentifier(entity.managedObjectClass)
+                let key = ObjectIdentifier(type)
                 if byClass[key] == nil { byClass[key] = entity }
             }
         }

@@ -233,23 +233,3 @@ extension ManagedObject {
                 entityName: entity.name, key: key, objectID: objectID))
     }
 }
-
-/// Walks dotted key paths over objects, sets and arrays.
-enum KeyPathWalker {
-    static func value(of root: Any?, components: ArraySlice<String>) -> Any? {
-        guard let first = components.first else { return root }
-        let rest = components.dropFirst()
-        switch root {
-        case let object as ManagedObject:
-            return value(of: object.value(forKey: first), components: rest)
-        case let dictionary as [String: Any]:
-            return value(of: dictionary[first], components: rest)
-        case let set as Set<ManagedObject>:
-            return Set(set.compactMap { value(of: $0, components: components) as? AnyHashable })
-        case let array as [ManagedObject]:
-            return array.map { value(of: $0, components: components) as Any }
-        default:
-            return nil
-        }
-    }
-}

@@ -16,26 +16,3 @@ protocol EvaluationRow {
     /// The rows of a to-many relationship.
     func evaluationToManyRows(slot: Int) -> [any EvaluationRow]
 }
-
-extension ManagedObject: EvaluationRow {
-    var evaluationObjectID: ManagedObjectID { objectID }
-
-    func evaluationAttribute(slot: Int) -> SQLiteValue {
-        fireFaultIfNeeded()
-        return slot < attributeValues.count ? attributeValues[slot] : .null
-    }
-
-    func evaluationToOneID(slot: Int) -> ManagedObjectID? {
-        fireFaultIfNeeded()
-        return slot < toOneValues.count ? toOneValues[slot] : nil
-    }
-
-    func evaluationToOneRow(slot: Int) -> (any EvaluationRow)? {
-        guard let id = evaluationToOneID(slot: slot) else { return nil }
-        return link?.objectForRelationship(id)
-    }
-
-    func evaluationToManyRows(slot: Int) -> [any EvaluationRow] {
-        toManyObjects(slot: slot)
-    }
-}

@@ -20,8 +20,9 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
         case temporary(UInt64)
     }
 
-    /// The object's entity.
-    public let entity: EntityDescription
+    /// The object's entity, as IDs keep it (see ``EntityIdentity``); `entity` gives the
+    /// `EntityDescription` (`Model/ManagedObjectID+Entity.swift`).
+    let entityIdentity: EntityIdentity
     let key: Key
     let store: StoreToken?
 
@@ -29,20 +30,20 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     /// Distinguishes temporary IDs of this process from those of others in URIs.
     static let processTag = UUID().uuidString
 
-    init(entity: EntityDescription, primaryKey: Int64, store: StoreToken) {
-        self.entity = entity
+    init(entityIdentity: EntityIdentity, primaryKey: Int64, store: StoreToken) {
+        self.entityIdentity = entityIdentity
         self.key = .permanent(primaryKey)
         self.store = store
     }
 
-    init(temporaryFor entity: EntityDescription) {
-        self.entity = entity
+    init(temporaryForEntityIdentity entityIdentity: EntityIdentity) {
+        self.entityIdentity = entityIdentity
         self.key = .temporary(Self.nextTemporaryNumber.wrappingAdd(1, ordering: .relaxed).oldValue)
         self.store = nil
     }
 
-    init(entity: EntityDescription, temporaryNumber: UInt64) {
-        self.entity = entity
+    init(entityIdentity: EntityIdentity, temporaryNumber: UInt64) {
+        self.entityIdentity = entityIdentity
         self.key = .temporary(temporaryNumber)
         self.store = nil
     }
@@ -60,7 +61,7 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The name of the object's entity.
-    public var entityName: String { entity.name }
+    public var entityName: String { entityIdentity.identityName }
 
     /// The identifier of the store holding the object (`nil` while temporary).
     public var storeIdentifier: String? { store?.identifier }
@@ -72,9 +73,9 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
         let text: String
         switch key {
         case .permanent(let pk):
-            text = "x-coredata://\(store?.identifier ?? "")/\(entity.name)/p\(pk)"
+            text = "x-coredata://\(store?.identifier ?? "")/\(entityName)/p\(pk)"
         case .temporary(let number):
-            text = "x-coredata:///\(entity.name)/t\(Self.processTag)-\(number)"
+            text = "x-coredata:///\(entityName)/t\(Self.processTag)-\(number)"
         }
         // Entity names are identifiers and store identifiers are UUIDs: the text is a valid URL.
         return URL(string: text) ?? URL(fileURLWithPath: "/")
@@ -82,10 +83,10 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
 
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
         guard lhs.key == rhs.key, lhs.store === rhs.store else { return false }
-        if lhs.entity === rhs.entity { return true }
+        if lhs.entityIdentity === rhs.entityIdentity { return true }
         // Rows of one inheritance tree share a key space: an ID made from a relationship's
         // declared destination equals the one made from the concrete entity.
-        return lhs.entity.rootEntity === rhs.entity.rootEntity
+        return lhs.entityIdentity.sharesKeys(with: rhs.entityIdentity)
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -39,7 +39,7 @@ enum PredicateValue: Hashable, Sendable {
         case let v as UUID: self = .uuid(v)
         case let v as URL: self = .url(v)
         case let v as ManagedObjectID: self = .objectID(v)
-        case let v as ManagedObject: self = .objectID(v.objectID)
+        case let v as any KeyValueReadable: self = .objectID(v.objectID)
         case let v as [Any]:
             var items: [PredicateValue] = []
             for item in v {

@@ -106,7 +106,7 @@ struct DynamicEvaluator {
 
     static func elements(of value: Any?) -> [Any] {
         switch value {
-        case let set as Set<ManagedObject>: return Array(set)
+        case let collection as any KeyValueReadableCollection where !collection.isOrderedKeyValueCollection: return collection.keyValueObjects
         case let array as [Any]: return array
         case let set as Set<AnyHashable>: return Array(set)
         case let value?: return [value]

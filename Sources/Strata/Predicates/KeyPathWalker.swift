@@ -1,0 +1,39 @@
+/// An object whose values a predicate, an expression or a sort descriptor reads by key: managed
+/// objects (`Objects/ManagedObject+KeyValueReadable.swift`). The predicate language knows objects
+/// only through it. Call its members on the object's queue.
+protocol KeyValueReadable: AnyObject {
+    /// The object's ID (what a predicate compares an object with).
+    var objectID: ManagedObjectID { get }
+    /// The value of a property, as `value(forKey:)` gives it.
+    func value(forKey key: String) -> Any?
+}
+
+/// A collection of objects a key path can fan out over: sets and arrays of managed objects
+/// (`Objects/ManagedObject+KeyValueReadable.swift`).
+protocol KeyValueReadableCollection {
+    /// The objects, in the collection's order.
+    var keyValueObjects: [any KeyValueReadable] { get }
+    /// Whether the collection is ordered (an array) rather than a set.
+    var isOrderedKeyValueCollection: Bool { get }
+}
+
+/// Walks dotted key paths over objects, dictionaries, sets and arrays.
+enum KeyPathWalker {
+    static func value(of root: Any?, components: ArraySlice<String>) -> Any? {
+        guard let first = components.first else { return root }
+        let rest = components.dropFirst()
+        switch root {
+        case let object as any KeyValueReadable:
+            return value(of: object.value(forKey: first), components: rest)
+        case let dictionary as [String: Any]:
+            return value(of: dictionary[first], components: rest)
+        case let collection as any KeyValueReadableCollection:
+            if collection.isOrderedKeyValueCollection {
+                return collection.keyValueObjects.map { value(of: $0, components: components) as Any }
+            }
+            return Set(collection.keyValueObjects.compactMap { value(of: $0, components: components) as? AnyHashable })
+        default:
+            return nil
+        }
+    }
+}
