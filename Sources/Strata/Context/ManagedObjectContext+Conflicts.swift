@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// Saving with a merge policy: optimistic-locking conflicts (133020) and uniqueness-constraint
 /// conflicts (133021) are either reported or resolved as Core Data's policies do, then the

@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// Fetching objects, IDs and counts, with the context's unsaved changes merged in.
 extension ManagedObjectContext {

@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// Registering, inserting, looking up and deleting objects.
 extension ManagedObjectContext {

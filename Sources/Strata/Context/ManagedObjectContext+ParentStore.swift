@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// A context as the parent store of its child contexts. Each call runs on this context's queue
 /// (the calling child waits: waits only go up the tree) and sees this context's unsaved state.

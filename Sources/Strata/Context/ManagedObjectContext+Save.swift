@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// Saving: hooks, validation, one transaction, then the new state.
 extension ManagedObjectContext {

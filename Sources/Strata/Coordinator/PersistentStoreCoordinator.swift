@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 import Synchronization
 
 /// Bridges a managed object model and its persistent stores (Core Data's
@@ -122,14 +121,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         guard type == .sqlite else {
             throw StrataError(code: StrataError.Code.persistentStoreInvalidType, message: "Only SQLite stores have metadata on disk", url: url)
         }
-        do {
-            var options = SQLiteConfiguration()
-            options.readOnly = true
-            let connection = try SQLiteConnection(path: url.path, configuration: options)
-            return try SQLiteStore.readMetadata(on: connection, url: url)
-        } catch {
-            throw StrataError.wrapping(error, while: "Reading the store's metadata", url: url, defaultCode: StrataError.Code.persistentStoreOpen)
-        }
+        return try SQLiteStore.metadataOfStore(at: url)
     }
 
     // MARK: Routing

@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// Converting an attribute's Swift values to and from their stored form (the attribute-specific
 /// part of ``AttributeCodec``: types, value transformers).
@@ -7,10 +6,10 @@ extension AttributeCodec {
     /// The stored form of `value` for `attribute`, or why it cannot be stored.
     /// Integer range checks for `integer16`/`integer32` happen at save, not here: the value is
     /// kept as is so the save can report it, never wrapped.
-    static func encode(_ value: Any?, for attribute: AttributeDescription) -> Result<SQLiteValue, ValueProblem> {
+    static func encode(_ value: Any?, for attribute: AttributeDescription) -> Result<StoredValue, ValueProblem> {
         guard let value = unwrapOptional(value) else { return .success(.null) }
         let type = attribute.type
-        func wrongType() -> Result<SQLiteValue, ValueProblem> {
+        func wrongType() -> Result<StoredValue, ValueProblem> {
             .failure(
                 ValueProblem(
                     code: StrataError.Code.managedObjectValidation,
@@ -84,7 +83,7 @@ extension AttributeCodec {
 
     /// The Swift value of a stored value. Values that do not decode (a damaged row written by
     /// another program) come back as `nil` rather than trapping.
-    static func decode(_ stored: SQLiteValue, for attribute: AttributeDescription) -> Any? {
+    static func decode(_ stored: StoredValue, for attribute: AttributeDescription) -> Any? {
         switch (attribute.type, stored) {
         case (_, .null): return nil
         case (.integer16, .integer(let v)): return Int16(truncatingIfNeeded: v)

@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// Where each property of an entity lives in a managed object's storage.
 enum PropertySlot: Sendable, Equatable {
@@ -38,7 +37,7 @@ final class EntityLayout: @unchecked Sendable {
     private(set) var rootIdentifier: ObjectIdentifier
     /// Stored defaults of the stored attributes, by slot (a default that does not convert is
     /// nil here; the model check reports it before the model is used).
-    let defaultValues: ContiguousArray<SQLiteValue>
+    let defaultValues: ContiguousArray<StoredValue>
     /// Defaults of the transient attributes, by slot.
     let transientDefaults: [Any?]
     /// Every attribute and relationship with its slot, in property order (what a save validates).
@@ -100,7 +99,7 @@ final class EntityLayout: @unchecked Sendable {
         self.toManyRelationships = toMany
         self.fetchedProperties = fetched
         self.defaultValues = ContiguousArray(
-            stored.map { attribute -> SQLiteValue in
+            stored.map { attribute -> StoredValue in
                 guard let value = attribute.defaultValue, case .success(let encoded) = AttributeCodec.encode(value, for: attribute) else { return .null }
                 return encoded
             })

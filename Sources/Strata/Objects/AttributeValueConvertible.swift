@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// A Swift type that a typed ``Attribute`` property can have.
 ///
@@ -26,8 +25,8 @@ public protocol AttributeValueConvertible {
 /// A value in the form the store keeps it (opaque outside Strata; see
 /// ``AttributeValueConvertible``'s fast-path requirements).
 public struct StoredAttributeValue {
-    let raw: SQLiteValue
-    init(_ raw: SQLiteValue) { self.raw = raw }
+    let raw: StoredValue
+    init(_ raw: StoredValue) { self.raw = raw }
 }
 
 extension AttributeValueConvertible {

@@ -1,10 +1,9 @@
-import StrataSQLite
 
 /// Managed objects as the in-memory evaluator reads them (pending changes overlaid on fetches).
 extension ManagedObject: EvaluationRow {
     var evaluationObjectID: ManagedObjectID { objectID }
 
-    func evaluationAttribute(slot: Int) -> SQLiteValue {
+    func evaluationAttribute(slot: Int) -> StoredValue {
         fireFaultIfNeeded()
         return slot < attributeValues.count ? attributeValues[slot] : .null
     }

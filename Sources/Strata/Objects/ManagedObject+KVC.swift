@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// Key-value coding: reading and writing properties by name.
 ///
@@ -106,7 +105,7 @@ extension ManagedObject {
     // MARK: Typed fast paths (property wrappers)
 
     /// The stored value and type of a stored attribute, loading the object's values first.
-    func storedAttribute(forKey key: String) -> (SQLiteValue, AttributeType)? {
+    func storedAttribute(forKey key: String) -> (StoredValue, AttributeType)? {
         checkAccess("value(forKey:)")
         guard case .attribute(let index)? = entity.layout.slots[key] else { return nil }
         fireFaultIfNeeded()
@@ -136,7 +135,7 @@ extension ManagedObject {
     }
 
     /// Sets a stored attribute from a value already in stored form (checked by the caller).
-    func setStoredAttribute(_ stored: SQLiteValue, forKey key: String) {
+    func setStoredAttribute(_ stored: StoredValue, forKey key: String) {
         checkAccess("setValue(_:forKey:)")
         guard case .attribute(let index)? = entity.layout.slots[key] else { return }
         if change == .deleted {

@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// The model's validation rules, applied at save.
 extension ManagedObject {
@@ -229,7 +228,7 @@ extension ManagedObject {
     }
 
     /// Required, integer range, min/max, length and pattern checks of one attribute.
-    private func attributeErrors(_ attribute: AttributeDescription, stored: SQLiteValue, value: Any?, useStored: Bool) -> [StrataError] {
+    private func attributeErrors(_ attribute: AttributeDescription, stored: StoredValue, value: Any?, useStored: Bool) -> [StrataError] {
         // The common case, a value without rules of its own, costs no decoding and no strings.
         if !stored.isNull && !attribute.hasValueRules {
             switch attribute.type {
@@ -299,7 +298,7 @@ extension ManagedObject {
         return errors
     }
 
-    private func rangeErrors(_ attribute: AttributeDescription, stored: SQLiteValue) -> [StrataError] {
+    private func rangeErrors(_ attribute: AttributeDescription, stored: StoredValue) -> [StrataError] {
         var errors: [StrataError] = []
         let name = "\(entity.name).\(attribute.name)"
         let collation: ValueCollation = attribute.type == .decimal ? .decimal : .binary

@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// An object of the object graph, bound to one context (Core Data's `NSManagedObject`).
 ///
@@ -33,7 +32,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The values as last loaded from the parent store.
     var snapshot: RowSnapshot?
     /// The current stored-attribute values (shares the snapshot's buffer until changed).
-    var attributeValues: ContiguousArray<SQLiteValue> = []
+    var attributeValues: ContiguousArray<StoredValue> = []
     /// The current to-one targets.
     var toOneValues: ContiguousArray<ManagedObjectID?> = []
     /// The current to-many contents; `nil` entries are not loaded yet.

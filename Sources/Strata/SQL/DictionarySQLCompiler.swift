@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// Compiles a dictionary fetch to one `SELECT` for the SQLite store:
 ///

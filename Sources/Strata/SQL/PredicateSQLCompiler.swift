@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// Compiles bound predicates, expressions and sorts into SQL for the SQLite store.
 ///

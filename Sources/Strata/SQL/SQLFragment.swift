@@ -1,18 +1,17 @@
-import StrataSQLite
 
 /// A piece of SQL with its bound values. Values are never pasted into the text: each one is a
 /// `?` placeholder with its value in `bindings`, in order.
 struct SQLFragment: CustomStringConvertible {
     var text: String
-    var bindings: [SQLiteValue]
+    var bindings: [StoredValue]
 
-    init(_ text: String, _ bindings: [SQLiteValue] = []) {
+    init(_ text: String, _ bindings: [StoredValue] = []) {
         self.text = text
         self.bindings = bindings
     }
 
     /// A placeholder bound to `value`.
-    static func value(_ value: SQLiteValue) -> SQLFragment { SQLFragment("?", [value]) }
+    static func value(_ value: StoredValue) -> SQLFragment { SQLFragment("?", [value]) }
 
     static func + (lhs: SQLFragment, rhs: SQLFragment) -> SQLFragment {
         SQLFragment(lhs.text + rhs.text, lhs.bindings + rhs.bindings)

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import StrataSQLite
 
 /// An immutable copy of one object's stored values at one version, as its parent store (the
 /// coordinator, or a parent context) last reported it.
@@ -13,13 +12,13 @@ final class RowSnapshot: Sendable {
     /// The row version (optimistic-locking counter); 0 for objects never saved.
     let version: Int64
     /// Stored attribute values, by attribute slot.
-    let attributes: ContiguousArray<SQLiteValue>
+    let attributes: ContiguousArray<StoredValue>
     /// To-one relationship targets, by to-one slot.
     let toOne: ContiguousArray<ManagedObjectID?>
     /// When the values were read from the store (monotonic nanoseconds), for `stalenessInterval`.
     let fetchedAt: UInt64
 
-    init(objectID: ManagedObjectID, version: Int64, attributes: ContiguousArray<SQLiteValue>, toOne: ContiguousArray<ManagedObjectID?>, fetchedAt: UInt64 = RowSnapshot.now()) {
+    init(objectID: ManagedObjectID, version: Int64, attributes: ContiguousArray<StoredValue>, toOne: ContiguousArray<ManagedObjectID?>, fetchedAt: UInt64 = RowSnapshot.now()) {
         self.objectID = objectID
         self.version = version
         self.attributes = attributes
@@ -41,7 +40,7 @@ final class RowSnapshot: Sendable {
     var entity: EntityDescription { objectID.entity }
 
     /// The value of a stored attribute by name (nil for unknown names).
-    func storedValue(forKey key: String) -> SQLiteValue? {
+    func storedValue(forKey key: String) -> StoredValue? {
         guard case .attribute(let slot)? = entity.layout.slots[key], slot < attributes.count else { return nil }
         return attributes[slot]
     }

@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// What a persistent store does for its coordinator. Implementations are thread-safe: the
 /// coordinator calls them from the queues of many contexts at once.
@@ -66,7 +65,7 @@ struct RowChange {
     var objectID: ManagedObjectID
     /// The version the context last read (updates); 0 for inserts.
     var baseVersion: Int64
-    var attributes: ContiguousArray<SQLiteValue>
+    var attributes: ContiguousArray<StoredValue>
     var toOne: ContiguousArray<ManagedObjectID?>
     /// For updates: the attribute slots that changed (all for inserts).
     var changedAttributeSlots: [Int]

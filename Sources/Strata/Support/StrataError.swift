@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// The one error type Strata throws.
 ///
@@ -158,24 +157,10 @@ extension StrataError {
 }
 
 extension StrataError {
-    /// An error for a failed SQLite call, classified into Core Data's codes: busy → timeout
-    /// (134090), corruption or "not a database" → store open (134080) when opening, else SQLite
-    /// (134180). The SQL text is kept; its arguments never are.
-    static func sqlite(_ error: SQLiteError, while doing: String, url: URL?, defaultCode: Int = Code.sqlite) -> StrataError {
-        var code = defaultCode
-        if error.isBusy { code = Code.persistentStoreTimeout }
-        var result = StrataError(code: code, message: "\(doing) failed: \(error.message) (\(error.codeName))", url: url)
-        result.sqliteCode = error.code
-        result.sqliteExtendedCode = error.extendedCode
-        result.sqliteMessage = error.message
-        result.sql = error.sql
-        return result
-    }
-
     /// Wraps any error thrown while touching a store.
     static func wrapping(_ error: any Error, while doing: String, url: URL?, defaultCode: Int = Code.sqlite) -> StrataError {
         if let strata = error as? StrataError { return strata }
-        if let sqlite = error as? SQLiteError { return .sqlite(sqlite, while: doing, url: url, defaultCode: defaultCode) }
+        if let convertible = error as? any StrataErrorConvertible { return convertible.strataError(while: doing, url: url, defaultCode: defaultCode) }
         return StrataError(code: defaultCode, message: "\(doing) failed: \(error)", url: url)
     }
 
@@ -187,4 +172,12 @@ extension StrataError {
             code: Code.validationMultipleErrors,
             message: "\(errors.count) validation errors", underlyingErrors: errors.flatMap(\.allErrors))
     }
+}
+
+/// An error of a lower layer that knows how to become a ``StrataError`` (a store's own errors:
+/// the SQLite store's `SQLiteError`, in `Stores/SQLite/SQLiteError+Strata.swift`).
+protocol StrataErrorConvertible: Error {
+    /// This error as a `StrataError`, saying what failed (`doing`) and where (`url`), with
+    /// `defaultCode` unless the error maps to a more precise Core Data code.
+    func strataError(while doing: String, url: URL?, defaultCode: Int) -> StrataError
 }

@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// Why a value cannot be stored in an attribute.
 struct ValueProblem: Error {
@@ -17,11 +16,11 @@ enum AttributeCodec {
 
     /// NaN is stored as the text 'NaN' (SQLite turns a bound NaN into NULL); every other double,
     /// −0.0 and the infinities included, as a REAL in a column without affinity.
-    static func storedDouble(_ double: Double) -> SQLiteValue {
+    static func storedDouble(_ double: Double) -> StoredValue {
         double.isNaN ? .text("NaN") : .real(double)
     }
 
-    static func doubleFromStored(_ stored: SQLiteValue) -> Double? {
+    static func doubleFromStored(_ stored: StoredValue) -> Double? {
         switch stored {
         case .real(let v): return v
         case .integer(let v): return Double(v)

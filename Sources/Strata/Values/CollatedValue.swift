@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// A stored value prepared once for many comparisons under one collation, as sorting needs:
 /// the costly part of a collation (folding, parsing a decimal, splitting digit runs) happens once
@@ -8,7 +7,7 @@ import StrataSQLite
 struct CollatedValue {
     private enum Form {
         /// A non-text value, or text under the binary collation.
-        case plain(SQLiteValue)
+        case plain(StoredValue)
         case decimal(ValueOrdering.DecimalKey, String)
         /// Folded text and the original (the original breaks ties when `tieBreak`).
         case folded(String, String, tieBreak: Bool)
@@ -18,7 +17,7 @@ struct CollatedValue {
     private let form: Form
 
     /// Prepares `value` for comparisons under `collation`. O(length of the text).
-    init(_ value: SQLiteValue, collation: ValueCollation) {
+    init(_ value: StoredValue, collation: ValueCollation) {
         guard case .text(let text) = value else {
             form = .plain(value)
             return

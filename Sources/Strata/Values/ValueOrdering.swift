@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// How two stored values are compared: the collation of their attribute.
 enum ValueCollation: Hashable, Sendable {
@@ -20,7 +19,7 @@ enum ValueCollation: Hashable, Sendable {
 /// compare exactly; text by the collation.
 enum ValueOrdering {
     /// Three-way comparison: -1, 0 or 1.
-    static func compare(_ a: SQLiteValue, _ b: SQLiteValue, collation: ValueCollation = .binary) -> Int {
+    static func compare(_ a: StoredValue, _ b: StoredValue, collation: ValueCollation = .binary) -> Int {
         let rankA = rank(a)
         let rankB = rank(b)
         if rankA != rankB { return rankA < rankB ? -1 : 1 }
@@ -36,7 +35,7 @@ enum ValueOrdering {
         }
     }
 
-    private static func rank(_ value: SQLiteValue) -> Int {
+    private static func rank(_ value: StoredValue) -> Int {
         switch value {
         case .null: return 0
         case .integer, .real: return 1

@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 import Synchronization
 
 /// Aggregates (`@count`, `@sum`, `@avg`, `@min`, `@max` over to-many relationships, and
@@ -12,7 +11,7 @@ import Synchronization
 enum AggregateFunctions {
     /// Applies `aggregate` to `values` (one group). `decimal` selects exact decimal arithmetic
     /// for sums and averages; `collation` orders values for minimum and maximum.
-    static func apply(_ aggregate: BoundAggregate, _ values: [SQLiteValue], decimal: Bool, collation: ValueCollation) -> SQLiteValue {
+    static func apply(_ aggregate: BoundAggregate, _ values: [StoredValue], decimal: Bool, collation: ValueCollation) -> StoredValue {
         switch aggregate {
         case .count:
             return .integer(Int64(values.lazy.filter { !$0.isNull }.count))
@@ -21,7 +20,7 @@ enum AggregateFunctions {
             for value in values { accumulator.add(value) }
             return aggregate == .sum ? accumulator.sum() : accumulator.average()
         case .min, .max:
-            var best: SQLiteValue?
+            var best: StoredValue?
             for value in values where !value.isNull {
                 guard let current = best else {
                     best = value
@@ -63,7 +62,7 @@ struct NumericAccumulator {
     }
 
     /// Adds one value; NULL is skipped.
-    mutating func add(_ value: SQLiteValue) {
+    mutating func add(_ value: StoredValue) {
         if value.isNull { return }
         count += 1
         if decimal {
@@ -81,7 +80,7 @@ struct NumericAccumulator {
         }
     }
 
-    private mutating func addDecimal(_ value: SQLiteValue) {
+    private mutating func addDecimal(_ value: StoredValue) {
         let number: Decimal?
         switch value {
         case .integer(let v): number = Decimal(v)
@@ -101,7 +100,7 @@ struct NumericAccumulator {
     }
 
     /// The sum (0 when nothing was added).
-    func sum() -> SQLiteValue {
+    func sum() -> StoredValue {
         if sawNaN { return decimal ? .text("NaN") : AttributeCodec.storedDouble(.nan) }
         if decimal { return .text(Self.canonical(decimalSum(), single: onlyDecimalText)) }
         if doubles.isEmpty {
@@ -112,7 +111,7 @@ struct NumericAccumulator {
     }
 
     /// The average (NULL when nothing was added).
-    func average() -> SQLiteValue {
+    func average() -> StoredValue {
         guard count > 0 else { return .null }
         if sawNaN { return decimal ? .text("NaN") : AttributeCodec.storedDouble(.nan) }
         if decimal { return .text(Self.canonical(DecimalArithmetic.divide(decimalSum(), by: count), single: onlyDecimalText)) }

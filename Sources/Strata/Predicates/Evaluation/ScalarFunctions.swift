@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// The scalar functions of bound expressions, on stored values, with SQLite's arithmetic rules.
 /// The SQLite store registers the same code as SQL functions, so both engines compute the same.
@@ -7,7 +6,7 @@ enum ScalarFunctions {
     /// Numeric view of a stored value, as SQLite converts operands of arithmetic: text becomes
     /// the number its prefix spells (or 0), NULL stays NULL.
     /// The text `NaN` (how a NaN double is stored) is NaN.
-    static func numeric(_ value: SQLiteValue) -> SQLiteValue {
+    static func numeric(_ value: StoredValue) -> StoredValue {
         switch value {
         case .integer, .real, .null: return value
         case .text(let text): return text == "NaN" ? .real(.nan) : numericPrefix(text)
@@ -15,7 +14,7 @@ enum ScalarFunctions {
         }
     }
 
-    static func numericPrefix(_ text: String) -> SQLiteValue {
+    static func numericPrefix(_ text: String) -> StoredValue {
         let scalars = Array(text.unicodeScalars)
         var index = 0
         while index < scalars.count && scalars[index].properties.isWhitespace { index += 1 }
@@ -65,7 +64,7 @@ enum ScalarFunctions {
     }
 
     /// A numeric stored value as a double (0 for anything else).
-    private static func real(_ value: SQLiteValue) -> Double {
+    private static func real(_ value: StoredValue) -> Double {
         switch value {
         case .integer(let i): return Double(i)
         case .real(let d): return d
@@ -73,7 +72,7 @@ enum ScalarFunctions {
         }
     }
 
-    static func double(_ value: SQLiteValue) -> Double? {
+    static func double(_ value: StoredValue) -> Double? {
         switch numeric(value) {
         case .integer(let v): return Double(v)
         case .real(let v): return v
@@ -85,13 +84,13 @@ enum ScalarFunctions {
     /// unless they overflow (then real); `/` is real division; division by zero is NULL. A NaN
     /// result is returned in stored form (the text `NaN`): SQLite would turn a NaN real into
     /// NULL, and both engines must see the same value.
-    static func apply(_ function: BoundFunction, _ args: [SQLiteValue]) -> SQLiteValue {
+    static func apply(_ function: BoundFunction, _ args: [StoredValue]) -> StoredValue {
         let result = compute(function, args)
         if case .real(let v) = result, v.isNaN { return AttributeCodec.storedDouble(v) }
         return result
     }
 
-    private static func compute(_ function: BoundFunction, _ args: [SQLiteValue]) -> SQLiteValue {
+    private static func compute(_ function: BoundFunction, _ args: [StoredValue]) -> StoredValue {
         switch function {
         case .lowercase, .uppercase, .length:
             guard let first = args.first, case .text(let text) = first else {

@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// A predicate resolved against an entity: keys are properties, constants are in the stored form
 /// of the attribute they meet, and every comparison knows its collation. Both the SQL compiler
@@ -84,7 +83,7 @@ extension PropertySlot {
 /// An operand, resolved.
 indirect enum BoundExpression {
     /// A constant in stored form, with the kind of value it stands for.
-    case constant(SQLiteValue, ValueKind)
+    case constant(StoredValue, ValueKind)
     /// A list of constants (IN, BETWEEN).
     case list([BoundExpression])
     /// An attribute at the end of a path, with its stored slot in the layout of the path's entity.

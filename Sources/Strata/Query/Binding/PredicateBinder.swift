@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// Resolves a parsed predicate against an entity: every key must name a property, every constant
 /// must fit the value it meets, and to-many key paths become quantified sub-predicates. Errors

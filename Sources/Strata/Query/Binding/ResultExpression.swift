@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// A column of a dictionary fetch, resolved: a value per object, a group-by key, an aggregate
 /// over the objects of a group, or arithmetic over those. Both engines compute it from this one

@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// Computes a dictionary fetch in memory (in-memory stores, and contexts with unsaved changes)
 /// with the semantics of the SQL `DictionarySQLCompiler` emits: groups by the group keys'
@@ -112,7 +111,7 @@ struct DictionaryEvaluator {
         case .groupKey(let index, _):
             return index < group.keys.count ? group.keys[index] : .value(.null)
         case .aggregate(let aggregate, let argument):
-            var values: [SQLiteValue] = []
+            var values: [StoredValue] = []
             values.reserveCapacity(group.rows.count)
             for row in group.rows {
                 switch try evaluator.operand(argument, on: row) {
@@ -124,7 +123,7 @@ struct DictionaryEvaluator {
             let kind = argument.kind
             return .value(AggregateFunctions.apply(aggregate, values, decimal: kind == .decimal, collation: ResultExpression.collation(for: kind)))
         case .function(let function, let args):
-            var values: [SQLiteValue] = []
+            var values: [StoredValue] = []
             for argument in args {
                 if case .value(let value) = try self.value(of: argument, group: group, evaluator: &evaluator) {
                     values.append(value)
@@ -184,7 +183,7 @@ extension RowEvaluator.Operand {
 private struct EmptyRow: EvaluationRow {
     let entity: EntityDescription
     var evaluationObjectID: ManagedObjectID { ManagedObjectID(entity: entity, temporaryNumber: 0) }
-    func evaluationAttribute(slot: Int) -> SQLiteValue { .null }
+    func evaluationAttribute(slot: Int) -> StoredValue { .null }
     func evaluationToOneID(slot: Int) -> ManagedObjectID? { nil }
     func evaluationToOneRow(slot: Int) -> (any EvaluationRow)? { nil }
     func evaluationToManyRows(slot: Int) -> [any EvaluationRow] { [] }

@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// What the in-memory evaluator needs from an object or a stored row: its stored values by
 /// slot and its relationships. Managed objects (for pending changes) and the in-memory store's
@@ -8,7 +7,7 @@ protocol EvaluationRow {
     /// The row's object ID.
     var evaluationObjectID: ManagedObjectID { get }
     /// A stored attribute by slot of the row's entity layout.
-    func evaluationAttribute(slot: Int) -> SQLiteValue
+    func evaluationAttribute(slot: Int) -> StoredValue
     /// The target ID of a to-one relationship by slot.
     func evaluationToOneID(slot: Int) -> ManagedObjectID?
     /// The row at the other end of a to-one relationship.

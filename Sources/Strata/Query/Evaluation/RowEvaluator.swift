@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// Evaluates a bound predicate over rows in memory, with exactly the semantics of the SQL the
 /// compiler emits for it (see `PredicateSQLCompiler`): two-valued logic (a comparison with nil
@@ -14,7 +13,7 @@ struct RowEvaluator {
 
     /// An operand's value for one row.
     enum Operand {
-        case value(SQLiteValue)
+        case value(StoredValue)
         case object(ManagedObjectID?)
         case list([Operand])
     }
@@ -108,7 +107,7 @@ struct RowEvaluator {
             guard let attribute else { return .value(.null) }
             let slot = PropertySlot.index(of: attribute, in: collection.destination)
             guard slot >= 0 else { return .value(.null) }
-            var values: [SQLiteValue] = []
+            var values: [StoredValue] = []
             values.reserveCapacity(elements.count)
             for element in elements {
                 let value = element.evaluationAttribute(slot: slot)
@@ -117,7 +116,7 @@ struct RowEvaluator {
             let isDecimal = attribute.type == .decimal
             return .value(AggregateFunctions.apply(aggregate, values, decimal: isDecimal, collation: isDecimal ? .decimal : .binary))
         case .function(let function, let args):
-            let values = try args.map { argument -> SQLiteValue in
+            let values = try args.map { argument -> StoredValue in
                 guard case .value(let value) = try operand(argument, on: row) else { return .null }
                 return value
             }
@@ -134,7 +133,7 @@ struct RowEvaluator {
     private mutating func evaluate(_ comparison: BoundComparison, on row: any EvaluationRow) throws -> Bool {
         // The common shape "attribute op constant", without building operands.
         if case .attribute(let path, _, let slot) = comparison.lhs, slot >= 0, case .constant(let constant, _) = comparison.rhs {
-            let value: SQLiteValue
+            let value: StoredValue
             if path.stepSlots.isEmpty, case .root = path.base {
                 value = row.evaluationAttribute(slot: slot)
             } else {
@@ -154,7 +153,7 @@ struct RowEvaluator {
     }
 
     /// `value IN (constants)` / `value BETWEEN {low, high}`; nil when an item is not a plain constant.
-    private static func compare(_ value: SQLiteValue, _ comparison: BoundComparison, constants items: [BoundExpression]) throws -> Bool? {
+    private static func compare(_ value: StoredValue, _ comparison: BoundComparison, constants items: [BoundExpression]) throws -> Bool? {
         if comparison.op == .between {
             guard items.count == 2, case .constant(let low, _) = items[0], case .constant(let high, _) = items[1] else { return nil }
             return try compareValues(value, .greaterThanOrEqual, low, comparison) && compareValues(value, .lessThanOrEqual, high, comparison)
@@ -198,7 +197,7 @@ struct RowEvaluator {
         }
     }
 
-    static func compareValues(_ a: SQLiteValue, _ op: ComparisonOperator, _ b: SQLiteValue, _ comparison: BoundComparison) throws -> Bool {
+    static func compareValues(_ a: StoredValue, _ op: ComparisonOperator, _ b: StoredValue, _ comparison: BoundComparison) throws -> Bool {
         switch op {
         case .equal: return ValueOrdering.compare(a, b, collation: comparison.collation) == 0
         case .notEqual: return ValueOrdering.compare(a, b, collation: comparison.collation) != 0
@@ -221,7 +220,7 @@ struct RowEvaluator {
     }
 }
 
-extension SQLiteValue {
+extension StoredValue {
     /// Whether the value is an integer or a real.
     var isNumeric: Bool {
         switch self {

@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// Turning result rows into the `NSDictionary`s a dictionary fetch returns.
 extension DictionaryPlan {
@@ -30,7 +29,7 @@ extension ResultColumn {
     }
 
     /// A stored value as the Swift value of its kind.
-    private static func natural(_ stored: SQLiteValue, kind: ValueKind) -> Any? {
+    private static func natural(_ stored: StoredValue, kind: ValueKind) -> Any? {
         switch (kind, stored) {
         case (.boolean, .integer(let v)): return v != 0
         case (.decimal, .text(let text)): return Decimal(string: text, locale: DecimalText.posix)

@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// A dictionary fetch (`resultType = .dictionaryResultType`) resolved against its entity: which
 /// objects (``rows``), the columns of each result, grouping, `havingPredicate`, distinctness,

@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 
 /// A fetch request resolved against its entity: what a store (or a parent context) executes.
 /// Built on the requesting context's queue; immutable, so it may be handed to the store.
@@ -92,7 +91,7 @@ struct FetchPlan: @unchecked Sendable {
             var keys: [CollatedValue] = []
             keys.reserveCapacity(sorts.count)
             for sort in sorts {
-                var value = SQLiteValue.null
+                var value = StoredValue.null
                 if case .value(let computed) = try evaluator.operand(sort.expression, on: row) { value = computed }
                 keys.append(CollatedValue(value, collation: sort.collation))
             }

@@ -1,5 +1,4 @@
 import Foundation
-import StrataSQLite
 import Synchronization
 
 /// A store kept in memory, with the same observable behaviour as the SQLite store: the same
@@ -292,8 +291,8 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
         }
         guard !constrained.isEmpty else { return }
         for (owner, keys) in constrained {
-            func values(of candidate: RowSnapshot) -> [SQLiteValue?] {
-                keys.map { key -> SQLiteValue? in
+            func values(of candidate: RowSnapshot) -> [StoredValue?] {
+                keys.map { key -> StoredValue? in
                     switch candidate.entity.layout.slots[key] {
                     case .attribute(let slot)?: return candidate.attributes[safe: slot]
                     case .toOne(let slot)?: return (candidate.toOne[safe: slot] ?? nil).flatMap { $0.primaryKey.map { .integer($0) } } ?? .null
@@ -396,7 +395,7 @@ struct StoredRow: EvaluationRow {
 
     var evaluationObjectID: ManagedObjectID { snapshot.objectID }
 
-    func evaluationAttribute(slot: Int) -> SQLiteValue {
+    func evaluationAttribute(slot: Int) -> StoredValue {
         slot < snapshot.attributes.count ? snapshot.attributes[slot] : .null
     }
 

@@ -15,7 +15,7 @@ enum SQLiteCustomFunctions {
         }
         try connection.registerFunction(SQLNames.scalarFunction, argumentCount: -1) { args in
             guard case .integer(let code)? = args.first, let function = SQLNames.function(code: code) else { return .null }
-            return ScalarFunctions.apply(function, Array(args.dropFirst()))
+            return ScalarFunctions.apply(function, args.dropFirst().map(StoredValue.init)).sqliteValue
         }
         for (name, decimal, average) in [
             (SQLNames.sumAggregate, false, false), (SQLNames.averageAggregate, false, true),
@@ -56,10 +56,10 @@ private final class AccumulatorState: SQLiteAggregateState {
     }
 
     func step(_ arguments: [SQLiteValue]) throws {
-        accumulator.add(arguments.first ?? .null)
+        accumulator.add(arguments.first.map(StoredValue.init) ?? .null)
     }
 
     func finish() throws -> SQLiteValue {
-        average ? accumulator.average() : accumulator.sum()
+        (average ? accumulator.average() : accumulator.sum()).sqliteValue
     }
 }

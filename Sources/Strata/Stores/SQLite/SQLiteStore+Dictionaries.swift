@@ -10,13 +10,13 @@ extension SQLiteStore {
             return try pool.withReader { connection in
                 let statement = try connection.cachedStatement(sql.text)
                 var rows: [[RowEvaluator.Operand]] = []
-                try statement.forEachRow(sql.bindings) { row in
+                try statement.forEachRow(sql.bindings.sqliteValues) { row in
                     var values: [RowEvaluator.Operand] = []
                     values.reserveCapacity(reads.count)
                     for read in reads {
                         switch read {
                         case .value(let index):
-                            values.append(.value(row.value(at: index)))
+                            values.append(.value(row.storedValue(at: index)))
                         case .object(let key, let entityCode):
                             if row.isNull(at: key) {
                                 values.append(.object(nil))

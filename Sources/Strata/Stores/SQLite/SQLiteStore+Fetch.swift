@@ -39,7 +39,7 @@ extension SQLiteStore {
                 var rows: [RowSnapshot] = []
                 var decoder = RowDecoder(store: self)
                 let start = DispatchTime.now()
-                try statement.forEachRow(sql.bindings) { row in
+                try statement.forEachRow(sql.bindings.sqliteValues) { row in
                     if let snapshot = decoder.decode(row, offset: 0) { rows.append(snapshot) }
                 }
                 SQLTracing.logRowCount(rows.count, of: plan.entity.name, since: start)
@@ -59,7 +59,7 @@ extension SQLiteStore {
                 let fallback = plan.entity
                 let start = DispatchTime.now()
                 defer { SQLTracing.logRowCount(ids.count, of: plan.entity.name, since: start) }
-                try statement.forEachRow(sql.bindings) { row in
+                try statement.forEachRow(sql.bindings.sqliteValues) { row in
                     let entity = model.entity(forCode: row.int64(at: 1)) ?? fallback
                     ids.append(ManagedObjectID(entity: entity, primaryKey: row.int64(at: 0), store: token))
                 }
@@ -76,7 +76,7 @@ extension SQLiteStore {
             return try pool.withReader { connection in
                 let statement = try connection.cachedStatement(sql.text)
                 var list = ObjectIDList(entity: plan.entity, store: token, model: model)
-                try statement.forEachRow(sql.bindings) { row in
+                try statement.forEachRow(sql.bindings.sqliteValues) { row in
                     list.append(key: row.int64(at: 0), code: row.int64(at: 1))
                 }
                 return list
@@ -97,7 +97,7 @@ extension SQLiteStore {
             return try pool.withReader { connection in
                 let statement = try connection.cachedStatement(sql.text)
                 var count = 0
-                try statement.forEachRow(sql.bindings) { count = Int($0.int64(at: 0)) }
+                try statement.forEachRow(sql.bindings.sqliteValues) { count = Int($0.int64(at: 0)) }
                 return count
             }
         } catch {
@@ -133,10 +133,10 @@ extension SQLiteStore {
             guard let entity = lastEntity, let columns = lastColumns else { return nil }
             let pk = row.int64(at: offset)
             let version = row.int64(at: offset + 2)
-            var attributes = ContiguousArray<SQLiteValue>()
+            var attributes = ContiguousArray<StoredValue>()
             attributes.reserveCapacity(columns.attributeColumns.count)
             for column in columns.attributeColumns {
-                attributes.append(row.value(at: offset + Int32(column)))
+                attributes.append(row.storedValue(at: offset + Int32(column)))
             }
             var toOne = ContiguousArray<ManagedObjectID?>()
             if !columns.toOneColumns.isEmpty {

@@ -142,7 +142,7 @@ extension SQLiteStore {
         try bind(.integer(entity.layout.code))
         try bind(.integer(1))
         for slot in columns.attributeColumns.indices {
-            try bind(slot < insert.attributes.count ? insert.attributes[slot] : .null)
+            try bind(slot < insert.attributes.count ? insert.attributes[slot].sqliteValue : .null)
         }
         for (slot, column) in columns.toOneColumns.enumerated() {
             let target = slot < insert.toOne.count ? insert.toOne[slot] : nil
@@ -169,7 +169,7 @@ extension SQLiteStore {
         var values: [SQLiteValue] = []
         for slot in update.changedAttributeSlots where slot < columns.attributeColumns.count {
             assignments.append(SQLFragment.identifier(schema.columnName(columns.attributeColumns[slot], in: table)) + " = ?")
-            values.append(slot < update.attributes.count ? update.attributes[slot] : .null)
+            values.append(slot < update.attributes.count ? update.attributes[slot].sqliteValue : .null)
         }
         for slot in update.changedToOneSlots where slot < columns.toOneColumns.count {
             let column = columns.toOneColumns[slot]

@@ -171,6 +171,18 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         return try connection.transaction(.immediate, body)
     }
 
+    /// Reads the metadata of the store file at `url` without opening it as a store.
+    static func metadataOfStore(at url: URL) throws -> [String: any Sendable] {
+        do {
+            var options = SQLiteConfiguration()
+            options.readOnly = true
+            let connection = try SQLiteConnection(path: url.path, configuration: options)
+            return try readMetadata(on: connection, url: url)
+        } catch {
+            throw StrataError.wrapping(error, while: "Reading the store's metadata", url: url, defaultCode: StrataError.Code.persistentStoreOpen)
+        }
+    }
+
     static func tableExists(_ name: String, on connection: SQLiteConnection) throws -> Bool {
         let statement = try connection.cachedStatement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
         var found = false
