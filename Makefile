@@ -35,8 +35,8 @@ stress: deps
 
 # The same workload under ThreadSanitizer (quick mode). A TSan report alone does not change a
 # program's exit status, so halt_on_error and exitcode make any report fail the run (66).
-# -DSTRATA_TSAN swaps Synchronization.Mutex for a pthread lock TSan can see (see
-# Sources/Strata/Concurrency/TSanMutex.swift); the build lives in .build/tsan so it does not
+# -DSTRATA_TSAN makes StrataLock a pthread lock TSan can see instead of Synchronization.Mutex (see
+# Sources/StrataSQLite/StrataLock.swift); the build lives in .build/tsan so it does not
 # clobber the normal debug build.
 TSAN_STRESS_ARGS ?= --quick
 stress-tsan: deps

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSQLite
 import StrataTestSupport
 import Synchronization
 
@@ -23,7 +24,7 @@ public final class BankWorkload: Sendable {
     /// The next account number to open.
     let nextNumber: Atomic<Int64>
     /// The ID payloads of the latest root saves, for manual merges.
-    let recentSaves = Mutex<[ContextChanges]>([])
+    let recentSaves = StrataLock<[ContextChanges]>([])
     /// Asynchronous blocks enqueued and not finished yet.
     public let pendingAsync = AtomicCounter()
     /// Chains child → main-queue parent → child, and how many of their parent blocks ran on
@@ -34,7 +35,7 @@ public final class BankWorkload: Sendable {
     /// The contexts workers use (all by default; fewer to narrow a failure down).
     let active: [Int]
     /// What each worker does right now, for the watchdog.
-    let activity = Mutex<[Int: String]>([:])
+    let activity = StrataLock<[Int: String]>([:])
     /// The most attempts a transfer makes before giving up.
     static let maximumAttempts = 6
 

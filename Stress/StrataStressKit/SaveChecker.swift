@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSQLite
 import StrataTestSupport
 import Synchronization
 
@@ -15,7 +16,7 @@ final class SaveChecker: Sendable {
     private let signal = DispatchSemaphore(value: 0)
     private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
-    private let found = Mutex<[String]>([])
+    private let found = StrataLock<[String]>([])
 
     init(workload: BankWorkload, reader: ManagedObjectContext, configuration: StressRun.Configuration, log: @escaping @Sendable (String) -> Void) {
         self.workload = workload

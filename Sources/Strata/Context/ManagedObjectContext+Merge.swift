@@ -1,4 +1,5 @@
 import Foundation
+import StrataSQLite
 import Synchronization
 
 /// Merging other contexts' saves, automatic merges, and IDs that became permanent.
@@ -186,7 +187,7 @@ final class ContextList: Sendable {
         init(_ context: ManagedObjectContext) { self.context = context }
     }
 
-    private let entries = Mutex<[WeakContext]>([])
+    private let entries = StrataLock<[WeakContext]>([])
 
     func add(_ context: ManagedObjectContext) {
         entries.withLock { list in
@@ -212,7 +213,7 @@ final class TemporaryIDAliases: Sendable {
         var temporaryByPermanent: [ManagedObjectID: ManagedObjectID] = [:]
     }
 
-    private let table = Mutex(Table())
+    private let table = StrataLock(Table())
     private let count = Atomic<Int>(0)
 
     var hasEntries: Bool { count.load(ordering: .relaxed) > 0 }

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import StrataSQLite
 
 /// A scratch pad of managed objects bound to one serial queue (Core Data's
 /// `NSManagedObjectContext`).
@@ -32,9 +32,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     let streams = NotificationStreams()
     /// Child contexts (weakly), for automatic merges.
     let childList = ContextList()
-    private let settings = Mutex(ContextSettings())
-    private let parentStore = Mutex<ParentLink?>(nil)
-    let pinnedGeneration = Mutex<PinnedGeneration?>(nil)
+    private let settings = StrataLock(ContextSettings())
+    private let parentStore = StrataLock<ParentLink?>(nil)
+    let pinnedGeneration = StrataLock<PinnedGeneration?>(nil)
 
     struct ContextSettings: @unchecked Sendable {
         // @unchecked Sendable: ObjectUndoManager is a class used only on the context's queue.

@@ -1,6 +1,5 @@
 import Foundation
 import StrataSQLite
-import Synchronization
 
 /// Bridges a managed object model and its persistent stores (Core Data's
 /// `NSPersistentStoreCoordinator`).
@@ -12,7 +11,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     // @unchecked Sendable: the store list is guarded by `storesState`; the model is frozen.
     /// The model the coordinator uses (frozen once a store is added).
     public let managedObjectModel: ManagedObjectModel
-    private let storesState = Mutex<[PersistentStore]>([])
+    private let storesState = StrataLock<[PersistentStore]>([])
     /// Observers of the SQL the coordinator's stores run (test support).
     package let sqlObservers = SQLObservers()
     /// The row cache shared by the coordinator's contexts.

@@ -1,4 +1,5 @@
 import Foundation
+import StrataSQLite
 import Synchronization
 
 /// The coordinator's row cache: the last row snapshot read from or written to the store for
@@ -29,7 +30,7 @@ final class RowCache: Sendable {
     static let floorLifetime: UInt64 = 10_000_000_000
 
     private final class Shard: Sendable {
-        let entries = Mutex<[ManagedObjectID: Entry]>([:])
+        let entries = StrataLock<[ManagedObjectID: Entry]>([:])
         let writesSincePurge = Atomic<Int>(0)
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import StrataSQLite
 
 /// String comparisons of the predicate language, shared by the in-memory evaluator and by the
 /// SQLite functions and collations Strata registers, so both engines agree by construction.
@@ -240,7 +240,7 @@ final class StringMemo<Value: Sendable>: Sendable {
         }
     }
 
-    private let entries = Mutex<[Key: Value]>([:])
+    private let entries = StrataLock<[Key: Value]>([:])
     private let capacity: Int
 
     init(capacity: Int) {

@@ -1,6 +1,5 @@
 import Foundation
 import StrataSQLite
-import Synchronization
 
 /// Aggregates (`@count`, `@sum`, `@avg`, `@min`, `@max` over to-many relationships, and
 /// `count:`, `sum:`, `average:`, `min:`, `max:` in dictionary results). NULLs are skipped.
@@ -166,7 +165,7 @@ struct NumericAccumulator {
 
 /// Canonical texts of decimals, shared across threads; bounded (cleared when full).
 final class DecimalMemo: Sendable {
-    private let entries = Mutex<[Decimal: String]>([:])
+    private let entries = StrataLock<[Decimal: String]>([:])
     private let capacity: Int
 
     init(capacity: Int) {

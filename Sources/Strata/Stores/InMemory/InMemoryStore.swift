@@ -1,6 +1,5 @@
 import Foundation
 import StrataSQLite
-import Synchronization
 
 /// A store kept in memory, with the same observable behaviour as the SQLite store: the same
 /// primary keys and row versions, optimistic locking, relationship storage and ordering. Its
@@ -28,7 +27,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
     let token: StoreToken
     let model: ManagedObjectModel
     let schema: SQLiteSchema
-    private let state: Mutex<State>
+    private let state: StrataLock<State>
 
     init(model: ManagedObjectModel) {
         self.model = model
@@ -44,7 +43,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
             PersistentStore.MetadataKey.modelVersionHash: model.versionHash.hexString,
             PersistentStore.MetadataKey.entityVersionHashes: entityHashes,
         ]
-        self.state = Mutex(initial)
+        self.state = StrataLock(initial)
     }
 
     func close() {}

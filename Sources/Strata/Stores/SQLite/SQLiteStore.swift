@@ -1,6 +1,5 @@
 import Foundation
 import StrataSQLite
-import Synchronization
 
 /// How a SQLite store is opened.
 struct SQLiteStoreConfiguration: Sendable {
@@ -28,7 +27,7 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
     let configuration: SQLiteStoreConfiguration
     let pool: SQLiteConnectionPool
     let sqlObservers: SQLObservers
-    private let metadataState: Mutex<[String: any Sendable]>
+    private let metadataState: StrataLock<[String: any Sendable]>
     /// Entity codes as the store recorded them, by entity name.
     let model: ManagedObjectModel
 
@@ -73,7 +72,7 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         } catch let error as SQLiteError {
             throw StrataError.sqlite(error, while: "Opening the store", url: url, defaultCode: StrataError.Code.persistentStoreOpen)
         }
-        self.metadataState = Mutex(metadata)
+        self.metadataState = StrataLock(metadata)
         self.token = StoreToken(identifier: (metadata[PersistentStore.MetadataKey.storeUUID] as? String) ?? UUID().uuidString)
         let readOnly = configuration.readOnly
         self.pool = SQLiteConnectionPool(writer: writer, maximumReaders: configuration.maximumReaders) {
