@@ -35,8 +35,8 @@ stress: deps
 
 # The same workload under ThreadSanitizer (quick mode). A TSan report alone does not change a
 # program's exit status, so halt_on_error and exitcode make any report fail the run (66).
-# -DSTRATA_TSAN swaps Synchronization.Mutex for a pthread lock TSan can see (see
-# Sources/Strata/Concurrency/TSanMutex.swift); the build lives in .build/tsan so it does not
+# -DSTRATA_TSAN makes StrataLock a pthread lock TSan can see instead of Synchronization.Mutex (see
+# Sources/StrataSQLite/StrataLock.swift); the build lives in .build/tsan so it does not
 # clobber the normal debug build.
 TSAN_STRESS_ARGS ?= --quick
 stress-tsan: deps
@@ -64,7 +64,7 @@ reliability-quick: deps
 	./.build/debug/StrataReliability quick $(RELIABILITY_ARGS)
 
 # libFuzzer over the predicate parser (Fuzz/README.md). Built with swiftc directly, not SwiftPM:
-# -sanitize=fuzzer would be an unsafe flag in Package.swift. StrataSQLite and Strata become
+# -sanitize=fuzzer would be an unsafe flag in Package.swift. StrataLocks, StrataSQLite and Strata become
 # static libraries with coverage (-sanitize=fuzzer,address on a library only instruments it),
 # then the fuzzer links them. FUZZ_SECONDS bounds the run (`fuzz-quick`: 60 s, for CI).
 FUZZ_DIR := .build/fuzz
@@ -72,22 +72,28 @@ FUZZ_SECONDS ?= 300
 SWIFTC ?= swiftc
 FUZZ_FLAGS := -swift-version 6 -package-name strata -parse-as-library -sanitize=fuzzer,address -Onone -g \
 	-I Sources/CSQLite -I $(FUZZ_DIR)
+STRATA_LOCKS_SOURCES := $(shell find Sources/StrataLocks -name '*.swift' | sort)
 STRATA_SQLITE_SOURCES := $(shell find Sources/StrataSQLite -name '*.swift' | sort)
 STRATA_SOURCES := $(shell find Sources/Strata -name '*.swift' | sort)
 FUZZER_SOURCES := $(wildcard Fuzz/PredicateOracle/*.swift) $(wildcard Fuzz/PredicateFuzzer/*.swift)
+
+$(FUZZ_DIR)/libStrataLocks.a: $(STRATA_LOCKS_SOURCES)
+	@mkdir -p $(FUZZ_DIR)
+	$(SWIFTC) $(FUZZ_FLAGS) -emit-library -static -emit-module -module-name StrataLocks \
+		-emit-module-path $(FUZZ_DIR)/StrataLocks.swiftmodule $(STRATA_LOCKS_SOURCES) -o $@
 
 $(FUZZ_DIR)/libStrataSQLite.a: $(STRATA_SQLITE_SOURCES)
 	@mkdir -p $(FUZZ_DIR)
 	$(SWIFTC) $(FUZZ_FLAGS) -emit-library -static -emit-module -module-name StrataSQLite \
 		-emit-module-path $(FUZZ_DIR)/StrataSQLite.swiftmodule $(STRATA_SQLITE_SOURCES) -o $@
 
-$(FUZZ_DIR)/libStrata.a: $(STRATA_SOURCES) $(FUZZ_DIR)/libStrataSQLite.a
+$(FUZZ_DIR)/libStrata.a: $(STRATA_SOURCES) $(FUZZ_DIR)/libStrataLocks.a $(FUZZ_DIR)/libStrataSQLite.a
 	$(SWIFTC) $(FUZZ_FLAGS) -emit-library -static -emit-module -module-name Strata \
 		-emit-module-path $(FUZZ_DIR)/Strata.swiftmodule $(STRATA_SOURCES) -o $@
 
 $(FUZZ_DIR)/predicate-fuzzer: $(FUZZER_SOURCES) $(FUZZ_DIR)/libStrata.a
 	$(SWIFTC) $(FUZZ_FLAGS) -module-name PredicateFuzzer $(FUZZER_SOURCES) \
-		-L $(FUZZ_DIR) -lStrata -lStrataSQLite -lsqlite3 -use-ld=lld -o $@
+		-L $(FUZZ_DIR) -lStrata -lStrataSQLite -lStrataLocks -lsqlite3 -use-ld=lld -o $@
 
 fuzz-build: deps $(FUZZ_DIR)/predicate-fuzzer
 

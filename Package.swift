@@ -3,6 +3,7 @@
 // Strata: Core Data's object-graph persistence for Swift on Linux.
 //
 // Layering (a lower target never imports a higher one):
+//   StrataLocks (the one lock type, TSan-aware) ← every target that locks;
 //   CSQLite ← StrataSQLite ← Strata ← StrataTestSupport ← StrataStressKit ← StrataStress / tests;
 //   Strata ← StrataDemo / Benchmarks
 // CJemalloc is linked only by the Stress and Benchmarks executables, never by the library.
@@ -36,18 +37,22 @@ let package = Package(
             providers: [.apt(["libjemalloc-dev"])]
         ),
         .target(
+            name: "StrataLocks",
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "StrataSQLite",
             dependencies: ["CSQLite"],
             swiftSettings: strictSettings
         ),
         .target(
             name: "Strata",
-            dependencies: ["StrataSQLite"],
+            dependencies: ["StrataLocks", "StrataSQLite"],
             swiftSettings: strictSettings
         ),
         .target(
             name: "StrataTestSupport",
-            dependencies: ["Strata", "StrataSQLite"],
+            dependencies: ["StrataLocks", "Strata", "StrataSQLite"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -63,13 +68,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "StrataBenchmarks",
-            dependencies: ["Strata", "StrataSQLite", "BenchmarkHarness", "CJemalloc"],
+            dependencies: ["StrataLocks", "Strata", "StrataSQLite", "BenchmarkHarness", "CJemalloc"],
             path: "Benchmarks/StrataBenchmarks",
             swiftSettings: strictSettings
         ),
         .target(
             name: "StrataStressKit",
-            dependencies: ["Strata", "StrataSQLite", "StrataTestSupport"],
+            dependencies: ["StrataLocks", "Strata", "StrataSQLite", "StrataTestSupport"],
             path: "Stress/StrataStressKit",
             swiftSettings: strictSettings
         ),
@@ -85,7 +90,7 @@ let package = Package(
         ),
         .target(
             name: "ReliabilityKit",
-            dependencies: ["Strata", "StrataSQLite", "StrataTestSupport", "CSQLite", "CStrataFaultVFS"],
+            dependencies: ["StrataLocks", "Strata", "StrataSQLite", "StrataTestSupport", "CSQLite", "CStrataFaultVFS"],
             path: "Stress/ReliabilityKit",
             swiftSettings: strictSettings
         ),
@@ -108,7 +113,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataSQLite", "StrataTestSupport", "StrataStressKit"],
+            dependencies: ["StrataLocks", "Strata", "StrataSQLite", "StrataTestSupport", "StrataStressKit"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -2,7 +2,8 @@ import BenchmarkHarness
 import CJemalloc
 import Foundation
 import Strata
-import Synchronization
+import StrataSQLite
+import StrataLocks
 
 /// Live heap bytes from jemalloc (`stats.allocated`, refreshed through `epoch`).
 enum JemallocProbe {
@@ -20,7 +21,7 @@ enum JemallocProbe {
 
 /// The net bytes a benchmark body left allocated, handed to its target check.
 final class LeakRecord: Sendable {
-    private let bytes = Mutex<[Int]>([])
+    private let bytes = StrataLock<[Int]>([])
     func add(_ value: Int) { bytes.withLock { $0.append(value) } }
     var worst: Int? { bytes.withLock { $0.max(by: { abs($0) < abs($1) }) } }
 }

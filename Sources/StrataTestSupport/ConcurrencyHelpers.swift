@@ -1,5 +1,7 @@
 import Foundation
+import StrataSQLite
 import Synchronization
+import StrataLocks
 
 /// Runs closures on explicit threads (not Dispatch's pool, which on two cores often runs
 /// blocks one after another and hides races) and waits for them with a bound, so a deadlock
@@ -16,7 +18,7 @@ public enum ThreadRunner {
     /// Starts `count` threads running `body(index)` and waits up to `timeout` seconds for all.
     public static func run(count: Int, timeout: TimeInterval, _ body: @escaping @Sendable (Int) throws -> Void) -> Outcome {
         let done = DispatchSemaphore(value: 0)
-        let errors = Mutex<[String]>([])
+        let errors = StrataLock<[String]>([])
         for index in 0..<count {
             let thread = Thread {
                 do {

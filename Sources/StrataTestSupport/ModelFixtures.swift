@@ -69,7 +69,7 @@ public enum ModelFixtures {
         return ManagedObjectModel(entities: [sample])
     }
 
-    /// A small "Person(name, age, score)" model, the shape of API.md's examples.
+    /// A small "Person(name, age, score)" model, the shape of the examples in `README.md`.
     public static func people() -> ManagedObjectModel {
         let person = EntityDescription(name: "Person")
         person.properties = [

@@ -1,13 +1,14 @@
 import Foundation
 import Strata
-import Synchronization
+import StrataSQLite
+import StrataLocks
 
 /// Records every SQL statement a coordinator's stores run (stores must be added with
 /// `PersistentStoreOption.recordsSQL: true`, which ``TestStack`` does), so a test can assert
 /// the exact statements a call produced. Thread-safe.
 public final class SQLRecorder: Sendable {
     private final class Log: Sendable {
-        let statements = Mutex<[String]>([])
+        let statements = StrataLock<[String]>([])
     }
 
     private let log = Log()

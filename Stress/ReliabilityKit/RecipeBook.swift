@@ -1,5 +1,6 @@
 import Foundation
-import Synchronization
+import StrataSQLite
+import StrataLocks
 
 /// The recipes of one seeded run, computed once each: what save `n` writes, for the workload
 /// and for the checker. Thread-safe.
@@ -14,7 +15,7 @@ public final class RecipeBook: Sendable {
     public let route: SaveRecipe.Route?
     /// The most transfers a save makes.
     public let maximumTransfers: Int
-    private let cache = Mutex<[Int64: SaveRecipe]>([:])
+    private let cache = StrataLock<[Int64: SaveRecipe]>([:])
 
     /// Creates the book of a run.
     public init(seed: UInt64, accounts: Int, payloadScale: SaveRecipe.PayloadScale = .mixed, route: SaveRecipe.Route? = nil, maximumTransfers: Int = 6) {

@@ -1,7 +1,9 @@
 import Foundation
 import Strata
+import StrataSQLite
 import StrataTestSupport
 import Synchronization
+import StrataLocks
 
 /// The random bank workload on the 16 contexts of ``BankTopology``: worker threads pick a
 /// context and an operation its role allows, until a deadline.
@@ -23,7 +25,7 @@ public final class BankWorkload: Sendable {
     /// The next account number to open.
     let nextNumber: Atomic<Int64>
     /// The ID payloads of the latest root saves, for manual merges.
-    let recentSaves = Mutex<[ContextChanges]>([])
+    let recentSaves = StrataLock<[ContextChanges]>([])
     /// Asynchronous blocks enqueued and not finished yet.
     public let pendingAsync = AtomicCounter()
     /// Chains child → main-queue parent → child, and how many of their parent blocks ran on
@@ -34,7 +36,7 @@ public final class BankWorkload: Sendable {
     /// The contexts workers use (all by default; fewer to narrow a failure down).
     let active: [Int]
     /// What each worker does right now, for the watchdog.
-    let activity = Mutex<[Int: String]>([:])
+    let activity = StrataLock<[Int: String]>([:])
     /// The most attempts a transfer makes before giving up.
     static let maximumAttempts = 6
 

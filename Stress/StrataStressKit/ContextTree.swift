@@ -2,7 +2,7 @@ import Foundation
 import Strata
 
 /// A forest of contexts on one coordinator (roots, children, grandchildren), with the rule that
-/// keeps synchronous waits deadlock-free: DESIGN.md rule 3, "waits only go up the tree".
+/// keeps synchronous waits deadlock-free: rule 3 of `docs/concurrency.md`, "waits only go up the tree".
 ///
 /// Thread-safe: the tree is immutable once built and contexts are `Sendable`.
 public final class ContextTree: Sendable {

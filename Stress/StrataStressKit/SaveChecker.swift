@@ -1,7 +1,9 @@
 import Foundation
 import Strata
+import StrataSQLite
 import StrataTestSupport
 import Synchronization
+import StrataLocks
 
 /// Checks the invariants after root saves, on a thread of its own with a reader context of
 /// its own: every root save signals it; it checks the money after the latest ones (saves that
@@ -15,7 +17,7 @@ final class SaveChecker: Sendable {
     private let signal = DispatchSemaphore(value: 0)
     private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
-    private let found = Mutex<[String]>([])
+    private let found = StrataLock<[String]>([])
 
     init(workload: BankWorkload, reader: ManagedObjectContext, configuration: StressRun.Configuration, log: @escaping @Sendable (String) -> Void) {
         self.workload = workload

@@ -1,7 +1,8 @@
 import Foundation
 import Strata
+import StrataSQLite
 import StrataTestSupport
-import Synchronization
+import StrataLocks
 
 /// What a stress run counts and the problems it found. Thread-safe.
 public final class StressCounters: Sendable {
@@ -39,7 +40,7 @@ public final class StressCounters: Sendable {
     public let fullChecks = AtomicCounter()
     /// Accounts seen with a negative balance in any context.
     public let negativeSightings = AtomicCounter()
-    private let problems = Mutex<[String]>([])
+    private let problems = StrataLock<[String]>([])
     private let problemCount = AtomicCounter()
 
     /// Creates zeroed counters.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import StrataLocks
 
 /// Change notifications: objects-did-change at the end of each event, will-save and did-save
 /// around saves, posted on the context's queue through `NotificationCenter` (with the context
@@ -120,7 +120,7 @@ final class NotificationStreams: Sendable {
         let continuation: AsyncStream<ContextChanges>.Continuation
     }
 
-    private let subscribers = Mutex<[UUID: Subscriber]>([:])
+    private let subscribers = StrataLock<[UUID: Subscriber]>([:])
 
     func makeStream(name: Notification.Name, bufferLimit: Int) -> AsyncStream<ContextChanges> {
         let (stream, continuation) = AsyncStream<ContextChanges>.makeStream(bufferingPolicy: .bufferingNewest(max(1, bufferLimit)))

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import StrataLocks
 
 /// A scratch pad of managed objects bound to one serial queue (Core Data's
 /// `NSManagedObjectContext`).
@@ -32,12 +32,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     let streams = NotificationStreams()
     /// Child contexts (weakly), for automatic merges.
     let childList = WeakObjectList<ManagedObjectContext>()
-    private let settings = Mutex(ContextSettings())
-    private let parentStore = Mutex<ParentLink?>(nil)
-    let pinnedGeneration = Mutex<PinnedGeneration?>(nil)
+    private let settings = StrataLock(ContextSettings())
+    private let parentStore = StrataLock<ParentLink?>(nil)
+    let pinnedGeneration = StrataLock<PinnedGeneration?>(nil)
 
-    struct ContextSettings: @unchecked Sendable {
-        // @unchecked Sendable: ObjectUndoManager is a class used only on the context's queue.
+    struct ContextSettings: Sendable {
         var name: String?
         var mergePolicy = MergePolicy.error
         var stalenessInterval: TimeInterval = -1
@@ -102,7 +101,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         set { settings.withLock { $0.automaticallyMergesChangesFromParent = newValue } }
     }
 
-    /// A name recorded with the context's saves.
+    /// A name for the author of the context's saves (Core Data's `transactionAuthor`). Only
+    /// stored, for the persistent history still to come: no save records it and nothing else
+    /// reads it yet, so setting it changes nothing but what this property returns.
     public var transactionAuthor: String? {
         get { settings.withLock { $0.transactionAuthor } }
         set { settings.withLock { $0.transactionAuthor = newValue } }

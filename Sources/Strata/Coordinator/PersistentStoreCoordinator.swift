@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import StrataLocks
 
 /// Bridges a managed object model and its persistent stores (Core Data's
 /// `NSPersistentStoreCoordinator`).
@@ -11,7 +12,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     // @unchecked Sendable: the store list is guarded by `storesState`; the model is frozen.
     /// The model the coordinator uses (frozen once a store is added).
     public let managedObjectModel: ManagedObjectModel
-    private let storesState = Mutex<[PersistentStore]>([])
+    private let storesState = StrataLock<[PersistentStore]>([])
     /// Observers of the SQL the coordinator's stores run (test support).
     package let sqlObservers = SQLObservers()
     /// The row cache shared by the coordinator's contexts.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import StrataLocks
 
 /// A point in a store's history that a context can read from (Core Data's
 /// `NSQueryGenerationToken`).
@@ -34,11 +34,11 @@ protocol PinnedStoreState: AnyObject, Sendable {
 /// A context's pinned generation: one pinned state per store.
 final class PinnedGeneration: Sendable {
     let token: QueryGenerationToken
-    private let states: Mutex<[ObjectIdentifier: any PinnedStoreState]>
+    private let states: StrataLock<[ObjectIdentifier: any PinnedStoreState]>
 
     init(states: [ObjectIdentifier: any PinnedStoreState]) {
         self.token = QueryGenerationToken(kind: .pinned(UUID()))
-        self.states = Mutex(states)
+        self.states = StrataLock(states)
     }
 
     func state(for store: AnyObject) -> (any PinnedStoreState)? {

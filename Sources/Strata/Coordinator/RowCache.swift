@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import StrataLocks
 
 /// The coordinator's row cache: the last row snapshot read from or written to the store for
 /// each object, shared by every context of the coordinator.
@@ -29,7 +30,7 @@ final class RowCache: Sendable {
     static let floorLifetime: UInt64 = 10_000_000_000
 
     private final class Shard: Sendable {
-        let entries = Mutex<[ManagedObjectID: Entry]>([:])
+        let entries = StrataLock<[ManagedObjectID: Entry]>([:])
         let writesSincePurge = Atomic<Int>(0)
     }
 

@@ -1,4 +1,5 @@
 import Synchronization
+import StrataLocks
 
 /// Temporary IDs that root saves replaced with permanent ones, kept so that contexts lower in
 /// the tree (which still hold objects under their temporary IDs) resolve both. Recorded only
@@ -9,7 +10,7 @@ final class TemporaryIDAliases: Sendable {
         var temporaryByPermanent: [ManagedObjectID: ManagedObjectID] = [:]
     }
 
-    private let table = Mutex(Table())
+    private let table = StrataLock(Table())
     private let count = Atomic<Int>(0)
 
     var hasEntries: Bool { count.load(ordering: .relaxed) > 0 }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import StrataLocks
 
 /// A managed object model: the entities of an app and how they relate (Core Data's
 /// `NSManagedObjectModel`).
@@ -14,7 +14,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
     private var _configurations: [String: [String]] = [:]
     private var _fetchRequestTemplates: [String: FetchRequestTemplate] = [:]
     private var _versionIdentifiers: Set<String> = []
-    private let state = Mutex<FrozenState?>(nil)
+    private let state = StrataLock<FrozenState?>(nil)
 
     struct FrozenState: @unchecked Sendable {
         let entitiesByName: [String: EntityDescription]

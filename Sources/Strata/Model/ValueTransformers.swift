@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import StrataLocks
 
 /// Turns the values of a `transformable` attribute into bytes for the store and back.
 ///
@@ -68,7 +68,7 @@ public enum AttributeValueTransformers {
     /// The name of the default, property-list transformer (used when an attribute names none).
     public static let propertyListTransformerName = "PropertyListValueTransformer"
 
-    private static let registry = Mutex<[String: any AttributeValueTransformer]>([
+    private static let registry = StrataLock<[String: any AttributeValueTransformer]>([
         propertyListTransformerName: PropertyListValueTransformer()
     ])
 

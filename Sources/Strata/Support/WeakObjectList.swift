@@ -1,4 +1,5 @@
 import Synchronization
+import StrataLocks
 
 /// Weak references to objects, in the order they were added: the root contexts of a coordinator
 /// and the children of a context, for automatic merges. An object that goes away drops out of
@@ -11,7 +12,7 @@ final class WeakObjectList<Element: AnyObject>: Sendable {
         init(_ object: Element) { self.object = object }
     }
 
-    private let entries = Mutex<[WeakEntry]>([])
+    private let entries = StrataLock<[WeakEntry]>([])
 
     /// Creates an empty list.
     init() {}

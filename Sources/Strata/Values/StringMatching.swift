@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// String comparisons of the predicate language, shared by the in-memory evaluator and by the
 /// SQLite functions and collations Strata registers, so both engines agree by construction.
@@ -13,10 +12,10 @@ enum StringMatching {
     static func fold(_ text: String, _ options: ComparisonOptions) -> String {
         let relevant = options.rawValue & (ComparisonOptions.caseInsensitive.rawValue | ComparisonOptions.diacriticInsensitive.rawValue)
         if relevant == 0 { return text }
-        return foldMemo.value(text, tag: relevant) { computeFold(text, ComparisonOptions(rawValue: relevant)) }
+        return foldMemo.value(for: BinaryStringKey(text, tag: relevant)) { computeFold(text, ComparisonOptions(rawValue: relevant)) }
     }
 
-    private static let foldMemo = StringMemo<String>(capacity: 16_384)
+    private static let foldMemo = BoundedMemo<BinaryStringKey, String>(capacity: 16_384)
 
     private static func computeFold(_ text: String, _ options: ComparisonOptions) -> String {
         var foldOptions: String.CompareOptions = []
@@ -142,12 +141,26 @@ enum StringMatching {
 
     /// `MATCHES`: the whole string matches the ICU regular expression.
     static func matches(_ text: String, _ pattern: String, _ options: ComparisonOptions) throws -> Bool {
-        let regex = try RegexCache.shared.regex(for: pattern, caseInsensitive: options.contains(.caseInsensitive))
+        let regex = try Self.regex(for: pattern, caseInsensitive: options.contains(.caseInsensitive))
         let subject = options.contains(.diacriticInsensitive) ? fold(text, [.diacriticInsensitive]) : text
         let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)
         guard let match = regex.firstMatch(in: subject, options: [.anchored], range: range) else { return false }
         return match.range.location == 0 && match.range.length == range.length
     }
+
+    /// `pattern` compiled as an ICU regular expression (memoized: a fetch matches every row
+    /// against the same pattern); throws a ``StrataError`` when it is not a valid one.
+    static func regex(for pattern: String, caseInsensitive: Bool) throws -> NSRegularExpression {
+        try regexMemo.value(for: BinaryStringKey(pattern, tag: caseInsensitive ? 1 : 0)) { () throws(StrataError) -> NSRegularExpression in
+            do {
+                return try NSRegularExpression(pattern: pattern, options: caseInsensitive ? [.caseInsensitive] : [])
+            } catch {
+                throw StrataError(code: StrataError.Code.coreData, message: "MATCHES pattern '\(pattern)' is not a valid regular expression")
+            }
+        }
+    }
+
+    private static let regexMemo = BoundedMemo<BinaryStringKey, NSRegularExpression>(capacity: 256)
 
     // MARK: Sorting comparators
 
@@ -222,69 +235,26 @@ enum StringMatching {
     }
 }
 
-/// A thread-safe memo of an expensive pure function of strings (folding, decimal parsing),
-/// bounded: cleared when it reaches its capacity. Keys compare by UTF-8 bytes, not by Swift's
-/// canonical equivalence, so "é" and "e\u{301}" stay distinct.
-final class StringMemo<Value: Sendable>: Sendable {
-    private struct Key: Hashable {
-        var tag: UInt8
-        var text: String
+/// A memo key for text: the text compared by its UTF-8 bytes, not by Swift's canonical
+/// equivalence (so "é" and "e\u{301}", which folding, parsing and regular expressions may treat
+/// differently, stay distinct), and a tag telling apart variants of one function (folding
+/// options, case-insensitive patterns). A value type: use it from any thread.
+struct BinaryStringKey: Hashable, Sendable {
+    var text: String
+    var tag: UInt8
 
-        static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.tag == rhs.tag && StringMatching.compareBinary(lhs.text, rhs.text) == 0
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(tag)
-            hasher.combine(text)
-        }
+    init(_ text: String, tag: UInt8 = 0) {
+        self.text = text
+        self.tag = tag
     }
 
-    private let entries = Mutex<[Key: Value]>([:])
-    private let capacity: Int
-
-    init(capacity: Int) {
-        self.capacity = capacity
+    static func == (lhs: BinaryStringKey, rhs: BinaryStringKey) -> Bool {
+        lhs.tag == rhs.tag && StringMatching.compareBinary(lhs.text, rhs.text) == 0
     }
 
-    /// The memoized value for (`tag`, `text`), computing it on a miss.
-    func value(_ text: String, tag: UInt8 = 0, compute: () -> Value) -> Value {
-        let key = Key(tag: tag, text: text)
-        if let cached = entries.withLock({ $0[key] }) { return cached }
-        let result = compute()
-        entries.withLock { cache in
-            if cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
-            cache[key] = result
-        }
-        return result
-    }
-}
-
-/// Compiled regular expressions, shared across threads.
-final class RegexCache: @unchecked Sendable {
-    // @unchecked Sendable: the dictionary is guarded by `lock`; NSRegularExpression is immutable.
-    static let shared = RegexCache()
-    private let lock = NSLock()
-    private var cache: [String: NSRegularExpression] = [:]
-
-    func regex(for pattern: String, caseInsensitive: Bool) throws -> NSRegularExpression {
-        let key = (caseInsensitive ? "i:" : "s:") + pattern
-        lock.lock()
-        if let cached = cache[key] {
-            lock.unlock()
-            return cached
-        }
-        lock.unlock()
-        let regex: NSRegularExpression
-        do {
-            regex = try NSRegularExpression(pattern: pattern, options: caseInsensitive ? [.caseInsensitive] : [])
-        } catch {
-            throw StrataError(code: StrataError.Code.coreData, message: "MATCHES pattern '\(pattern)' is not a valid regular expression")
-        }
-        lock.lock()
-        if cache.count > 256 { cache.removeAll() }
-        cache[key] = regex
-        lock.unlock()
-        return regex
+    // Consistent with ==: equal bytes are canonically equivalent, which String hashes alike.
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(tag)
+        hasher.combine(text)
     }
 }

@@ -84,11 +84,11 @@ enum ValueOrdering {
         case notANumber
     }
 
-    private static let decimalMemo = StringMemo<DecimalKey>(capacity: 16_384)
+    private static let decimalMemo = BoundedMemo<BinaryStringKey, DecimalKey>(capacity: 16_384)
 
     /// Parses (memoized: the same stored values are compared again and again).
     static func decimalKey(_ text: String) -> DecimalKey {
-        decimalMemo.value(text) {
+        decimalMemo.value(for: BinaryStringKey(text)) {
             if let decimal = Decimal(string: text, locale: DecimalText.posix), !decimal.isNaN { return .number(decimal) }
             if let double = Double(text), !double.isNaN { return .double(double) }
             return .notANumber

@@ -4,7 +4,7 @@ import StrataStressKit
 import StrataTestSupport
 import Testing
 
-/// Deadlock freedom of context trees (DESIGN.md rule 3: waits only go up the tree).
+/// Deadlock freedom of context trees (rule 3 of `docs/concurrency.md`: waits only go up the tree).
 ///
 /// Many explicit threads run seeded random patterns of nested `performAndWait` and `perform`
 /// over roots, children, grandchildren and siblings, mixed with inserts, updates, saves up the

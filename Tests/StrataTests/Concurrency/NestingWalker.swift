@@ -1,8 +1,9 @@
 import Foundation
 import Strata
+import StrataSQLite
 import StrataStressKit
 import StrataTestSupport
-import Synchronization
+import StrataLocks
 
 /// Counters shared by every walker of one run. Thread-safe.
 final class NestingStats: Sendable {
@@ -15,10 +16,10 @@ final class NestingStats: Sendable {
     let fetches = AtomicCounter()
     let faults = AtomicCounter()
     let conflicts = AtomicCounter()
-    let unexpected = Mutex<[String]>([])
+    let unexpected = StrataLock<[String]>([])
     /// What each walker is doing right now (its held contexts and what it waits for), by walker
     /// number, for the watchdog's report.
-    let activity = Mutex<[Int: String]>([:])
+    let activity = StrataLock<[Int: String]>([:])
     let nextWalker = AtomicCounter()
 
     /// The walkers blocked in a wait, with what they hold.

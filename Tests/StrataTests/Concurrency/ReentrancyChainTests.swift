@@ -4,7 +4,7 @@ import StrataStressKit
 import StrataTestSupport
 import Testing
 
-/// `performAndWait` re-entrancy through chains of waits (DESIGN.md rule 2): a block that waits
+/// `performAndWait` re-entrancy through chains of waits (rule 2 of `docs/concurrency.md`): a block that waits
 /// for its parent, whose block calls back into the child, runs the inner child block inline —
 /// on the waiting thread, seeing the child's unsaved state — instead of deadlocking on the
 /// child's own queue.

@@ -3,8 +3,8 @@ import Strata
 import StrataTestSupport
 import Testing
 
-/// The examples of the Core Data notes in `shared/seeds` (000: Core Data by Tutorials notes;
-/// 002: "NSFetchRequest 神奇の存在"), ported to Strata and run on both store kinds.
+/// The fetch-request examples of published Core Data learning notes (on Core Data by Tutorials,
+/// and "NSFetchRequest 神奇の存在"), ported to Strata and run on both store kinds.
 @Suite("Seed examples")
 struct SeedExamplesTests {
     @Test("count of venues with priceInfo.priceCategory == %@", arguments: TestStack.Kind.allCases)

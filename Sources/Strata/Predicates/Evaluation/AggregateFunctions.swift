@@ -124,10 +124,10 @@ struct NumericAccumulator {
     private static func canonical(_ value: Decimal, single: String?) -> String {
         if let single, single != "NaN" { return single }
         if value == 0 { return "0" }
-        return canonicalMemo.value(value) { DecimalText.canonical(value) }
+        return canonicalMemo.value(for: value) { DecimalText.canonical(value) }
     }
 
-    private static let canonicalMemo = DecimalMemo(capacity: 4_096)
+    private static let canonicalMemo = BoundedMemo<Decimal, String>(capacity: 4_096)
 
     private func decimalSum() -> Decimal {
         var total = Decimal(0)
@@ -160,26 +160,6 @@ struct NumericAccumulator {
         // A zero sum is -0.0 only when every term is -0.0, as with plain addition.
         if result == 0 { return terms.allSatisfy { $0 == 0 && $0.sign == .minus } ? -0.0 : 0.0 }
         return result
-    }
-}
-
-/// Canonical texts of decimals, shared across threads; bounded (cleared when full).
-final class DecimalMemo: Sendable {
-    private let entries = Mutex<[Decimal: String]>([:])
-    private let capacity: Int
-
-    init(capacity: Int) {
-        self.capacity = capacity
-    }
-
-    func value(_ decimal: Decimal, compute: () -> String) -> String {
-        if let cached = entries.withLock({ $0[decimal] }) { return cached }
-        let text = compute()
-        entries.withLock { cache in
-            if cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
-            cache[decimal] = text
-        }
-        return text
     }
 }
 

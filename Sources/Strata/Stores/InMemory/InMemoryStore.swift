@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import StrataLocks
 
 /// A store kept in memory, with the same observable behaviour as the SQLite store: the same
 /// primary keys and row versions, optimistic locking, relationship storage and ordering. Its
@@ -27,7 +28,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
     let token: StoreToken
     let model: ManagedObjectModel
     let schema: SQLiteSchema
-    private let state: Mutex<State>
+    private let state: StrataLock<State>
 
     init(model: ManagedObjectModel) {
         self.model = model
@@ -43,7 +44,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
             StoreMetadataKey.modelVersionHash: model.versionHash.hexString,
             StoreMetadataKey.entityVersionHashes: entityHashes,
         ]
-        self.state = Mutex(initial)
+        self.state = StrataLock(initial)
     }
 
     func close() {}

@@ -1,11 +1,11 @@
 import Foundation
 import StrataSQLite
-import Synchronization
+import StrataLocks
 
 /// Observers of the SQL a coordinator's stores run (used by test support to assert the exact
 /// statements a call produced). Thread-safe.
 package final class SQLObservers: Sendable {
-    private let observers = Mutex<[UUID: @Sendable (String) -> Void]>([:])
+    private let observers = StrataLock<[UUID: @Sendable (String) -> Void]>([:])
 
     package init() {}
 

@@ -2,7 +2,7 @@ import Foundation
 import StrataSQLite
 
 /// One writer connection and a pool of reader connections on a WAL database, so a long save
-/// never blocks fetches in other contexts (DESIGN.md rule 5).
+/// never blocks fetches in other contexts (rule 5 of `docs/concurrency.md`).
 ///
 /// The writer is used under a lock, by one thread at a time. Readers are opened on demand up to
 /// `maximumReaders`; a thread that finds them all busy waits for one to come back.

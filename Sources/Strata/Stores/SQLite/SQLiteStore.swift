@@ -1,6 +1,6 @@
 import Foundation
 import StrataSQLite
-import Synchronization
+import StrataLocks
 
 /// How a SQLite store is opened.
 struct SQLiteStoreConfiguration: Sendable {
@@ -51,7 +51,7 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
     let configuration: SQLiteStoreConfiguration
     let pool: SQLiteConnectionPool
     let sqlObservers: SQLObservers
-    private let metadataState: Mutex<[String: any Sendable]>
+    private let metadataState: StrataLock<[String: any Sendable]>
     /// Entity codes as the store recorded them, by entity name.
     let model: ManagedObjectModel
 
@@ -96,8 +96,10 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         } catch let error as SQLiteError {
             throw StrataError.sqlite(error, while: "Opening the store", url: url, defaultCode: StrataError.Code.persistentStoreOpen)
         }
-        self.metadataState = Mutex(metadata)
+        self.metadataState = StrataLock(metadata)
         self.token = StoreToken(identifier: (metadata[StoreMetadataKey.storeUUID] as? String) ?? UUID().uuidString)
+        self.metadataState = StrataLock(metadata)
+        self.token = StoreToken(identifier: (metadata[PersistentStore.MetadataKey.storeUUID] as? String) ?? UUID().uuidString)
         let readOnly = configuration.readOnly
         self.pool = SQLiteConnectionPool(writer: writer, maximumReaders: configuration.maximumReaders) {
             try open(readOnly: readOnly)

@@ -2,9 +2,10 @@ import Foundation
 import Strata
 import StrataTestSupport
 
-/// The model of the Core Data notes in `shared/seeds` ("Bubble Tea Finder" and "Employee
-/// Directory"): venues with a price category, a location and a category; employees in
-/// departments. Small and fixed, so tests can state exact answers.
+/// The model of the fetch-request examples in published Core Data learning notes ("Bubble Tea
+/// Finder" of Core Data by Tutorials, and an "Employee Directory"): venues with a price category,
+/// a location and a category; employees in departments. Small and fixed, so tests can state
+/// exact answers.
 enum VenueFixture {
     static func model() -> ManagedObjectModel {
         let venue = EntityDescription(name: "Venue")
