@@ -4,7 +4,7 @@
 /// Used on the context's queue.
 extension UnitOfWork {
     /// Which side keeps a property that both the object and the parent store changed since the
-    /// object's base.
+    /// object's base. A plain value, passed with a merge on the context's queue.
     enum MergeWinner {
         /// The object's unsaved value wins (`mergeByPropertyObjectTrump`; a did-save merge under
         /// `.error`, `…ObjectTrump` or `.overwrite`; `refresh(_:mergeChanges: true)`).
