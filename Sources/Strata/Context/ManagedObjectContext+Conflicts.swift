@@ -18,7 +18,7 @@ extension ManagedObjectContext {
         var attempts = 0
         try resolveUniquenessConflicts(policy: policy, parent: parent)
         while true {
-            var changes = makeChangeSet()
+            var changes = state.work.makeChangeSet()
             if !overwrite.isEmpty {
                 for index in changes.updates.indices where overwrite.contains(changes.updates[index].objectID) {
                     changes.updates[index].ignoresVersion = true
@@ -63,7 +63,6 @@ extension ManagedObjectContext {
     private func resolve(_ conflict: MergeConflict, policy: MergePolicy, parent: any ParentStore, overwrite: inout Set<ManagedObjectID>) throws {
         guard let object = findRegistered(conflict.objectID) else { return }
         let fresh = try parent.snapshots(for: [conflict.objectID], maxAge: 0).first
-        let layout = object.entity.layout
         switch (object.change, fresh) {
         case (.deleted, let fresh?):
             switch policy.kind {
@@ -71,66 +70,42 @@ extension ManagedObjectContext {
                 overwrite.insert(object.objectID)  // the delete wins
             default:
                 // The store's newer row wins over the delete: the object comes back with it.
-                state.deleted.remove(object)
-                object.change = .none
+                state.work.markClean(object, because: .merged)
                 apply(fresh, to: object)
             }
         case (.deleted, nil):
             // Deleted here and in the store: nothing left to do.
-            state.deleted.remove(object)
             detach(object)
         case (_, nil):
             switch policy.kind {
             case .mergeByPropertyObjectTrump, .overwrite:
                 // The object's state wins over the store's delete: write it back as a new row
                 // with the same key.
-                state.updated.remove(object)
-                object.change = .inserted
                 object.snapshot = nil
-                state.inserted.insert(object)
+                state.work.insert(object, because: .merged)
             default:
-                state.updated.remove(object)
-                object.change = .deleted
+                // The store's delete wins: the object leaves the context.
                 detach(object)
             }
         case (_, let fresh?) where policy.kind == .rollback:
             // The store's state replaces every change of the object.
-            state.updated.remove(object)
-            object.change = .none
+            state.work.markClean(object, because: .rolledBack)
             apply(fresh, to: object)
             noteEvent(.refreshed, for: object)
-        case (_, let fresh?):
-            let old = object.snapshot
-            var attributes = fresh.attributes
-            var toOne = fresh.toOne
-            var changed = ChangeMask()
-            for index in object.changedMask.indexes {
-                guard let property = layout.property(atChangeIndex: index), let slot = layout.slots[property.name] else { continue }
-                switch slot {
-                case .attribute(let i) where i < attributes.count && i < object.attributeValues.count:
-                    let storeChanged = old.map { i < $0.attributes.count && !$0.attributes[i].isIdentical(to: fresh.attributes[i]) } ?? true
-                    if policy.kind == .mergeByPropertyStoreTrump && storeChanged { continue }
-                    attributes[i] = object.attributeValues[i]
-                    changed.insert(index)
-                case .toOne(let i) where i < toOne.count && i < object.toOneValues.count:
-                    let storeChanged = old.map { i < $0.toOne.count && $0.toOne[i] != fresh.toOne[i] } ?? true
-                    if policy.kind == .mergeByPropertyStoreTrump && storeChanged { continue }
-                    toOne[i] = object.toOneValues[i]
-                    changed.insert(index)
-                default:
-                    changed.insert(index)  // to-many and transient changes stay as they are
-                }
-            }
-            if policy.kind == .overwrite {
-                attributes = object.attributeValues
-                toOne = object.toOneValues
-                for slot in 0..<layout.storedAttributes.count { changed.insert(slot) }
-                overwrite.insert(object.objectID)
-            }
+        case (_, let fresh?) where policy.kind == .overwrite:
+            // The object's whole state is written over the store's newer row.
+            let layout = object.entity.layout
+            var changed = object.changedMask
+            for slot in 0..<layout.storedAttributes.count { changed.insert(slot) }
             object.snapshot = fresh
-            object.attributeValues = attributes
-            object.toOneValues = toOne
             object.changedMask = changed
+            overwrite.insert(object.objectID)
+            state.work.recordValues(object, because: .merged)
+            noteEvent(.refreshed, for: object)
+        case (_, let fresh?):
+            // Merge by property: the one three-way merge, the policy naming the winner.
+            state.work.mergeUnsavedChanges(of: object, with: fresh, winner: policy.kind == .mergeByPropertyStoreTrump ? .store : .object)
+            state.work.recordValues(object, because: .merged)
             noteEvent(.refreshed, for: object)
         }
     }
@@ -145,7 +120,7 @@ extension ManagedObjectContext {
     func resolveUniquenessConflicts(policy: MergePolicy, parent: any ParentStore) throws {
         var conflicts: [MergeConflict] = []
         var seen: [String: ManagedObject] = [:]
-        for object in state.inserted.objects {
+        for object in state.work.inserted.objects {
             let constraints = Self.uniquenessConstraints(of: object.entity)
             guard !constraints.isEmpty else { continue }
             for (owner, keys) in constraints {
@@ -223,18 +198,15 @@ extension ManagedObjectContext {
             if objectWins {
                 copyValues(from: object, to: registered)
             }
-            state.inserted.remove(object)
             detach(object)
             return
         }
         let old = object.objectID
         object.objectID = existing.objectID
         state.registry.rekey(object, from: old)
-        state.inserted.remove(object)
         let layout = object.entity.layout
         if objectWins {
             object.snapshot = existing
-            object.change = .updated
             var mask = ChangeMask()
             for slot in 0..<layout.storedAttributes.count where slot < existing.attributes.count && !existing.attributes[slot].isIdentical(to: object.attributeValues[slot]) {
                 mask.insert(slot)
@@ -244,9 +216,9 @@ extension ManagedObjectContext {
                 mask.insert(toOneStart + slot)
             }
             object.changedMask = mask
-            state.updated.insert(object)
+            state.work.markUpdated(object, because: .merged)
         } else {
-            object.change = .none
+            state.work.markClean(object, because: .merged)
             apply(existing, to: object)
         }
         object.committedToMany = Array(repeating: nil, count: layout.toManyRelationships.count)
@@ -254,7 +226,6 @@ extension ManagedObjectContext {
 
     private func mergeDuplicateInsert(_ object: ManagedObject, into earlier: ManagedObject, objectWins: Bool) {
         if objectWins { copyValues(from: object, to: earlier) }
-        state.inserted.remove(object)
         detach(object)
     }
 

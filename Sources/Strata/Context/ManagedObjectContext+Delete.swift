@@ -107,31 +107,15 @@ extension ManagedObjectContext {
         for owner in owners { owner.installLoadedToMany(slot: slot, ids: loaded[owner.objectID] ?? []) }
     }
 
-    /// Marks an object deleted without applying rules.
+    /// Marks an object deleted without applying rules. An object inserted and never saved simply
+    /// goes away at the next save (there is no row to delete).
     func markDeleted(_ object: ManagedObject) {
-        let wasInserted = object.change == .inserted
-        object.change = .deleted
         noteEvent(.deleted, for: object)
-        state.updated.remove(object)
-        if wasInserted {
-            // Inserted and deleted before any save: it simply goes away.
-            state.inserted.remove(object)
-        } else {
-            state.deleted.insert(object)
-        }
+        state.work.delete(object)
     }
 
     /// Re-inserting a deleted object undoes the delete (its values stay as they are).
     func undelete(_ object: ManagedObject) {
-        state.deleted.remove(object)
-        if object.snapshot == nil {
-            object.change = .inserted
-            state.inserted.insert(object)
-        } else if object.changedMask.isEmpty {
-            object.change = .none
-        } else {
-            object.change = .updated
-            state.updated.insert(object)
-        }
+        state.work.undelete(object)
     }
 }

@@ -67,9 +67,9 @@ extension ManagedObjectContext {
 
     /// Whether unsaved changes touch the fetched entities.
     func hasPendingChanges(for plan: FetchPlan) -> Bool {
-        if state.inserted.isEmpty && state.updated.isEmpty && state.deleted.isEmpty { return false }
+        if !state.work.hasChanges { return false }
         let codes = Set(plan.entityCodes)
-        for set in [state.inserted, state.updated, state.deleted] {
+        for set in [state.work.inserted, state.work.updated, state.work.deleted] {
             for object in set where codes.contains(object.entity.layout.code) { return true }
         }
         return false
@@ -141,7 +141,7 @@ extension ManagedObjectContext {
     private func mergedObjects(_ plan: FetchPlan) throws -> [ManagedObject] {
         let codes = Set(plan.entityCodes)
         var changedHere = 0
-        for object in state.updated.objects + state.deleted.objects where codes.contains(object.entity.layout.code) { changedHere += 1 }
+        for object in state.work.updated.objects + state.work.deleted.objects where codes.contains(object.entity.layout.code) { changedHere += 1 }
         let window = plan.limit > 0 ? plan.limit + plan.offset + changedHere : 0
         let storeRows = try requireParentStore().fetchRows(plan.with(limit: window, offset: 0).with(resultKind: .rows))
         var candidates: [any EvaluationRow] = []
@@ -151,7 +151,7 @@ extension ManagedObjectContext {
             if object.change != .none { continue }  // judged below with its unsaved values
             if seen.insert(ObjectIdentifier(object)).inserted { candidates.append(object) }
         }
-        for object in state.inserted.objects + state.updated.objects where codes.contains(object.entity.layout.code) {
+        for object in state.work.inserted.objects + state.work.updated.objects where codes.contains(object.entity.layout.code) {
             guard object.change != .deleted, try plan.matches(object), seen.insert(ObjectIdentifier(object)).inserted else { continue }
             candidates.append(object)
         }

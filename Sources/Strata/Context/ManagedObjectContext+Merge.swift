@@ -71,9 +71,6 @@ extension ManagedObjectContext {
         for id in changes.deleted {
             guard let object = findRegistered(id) else { continue }
             keepAlive.append(object)
-            state.updated.remove(object)
-            state.deleted.remove(object)
-            state.inserted.remove(object)
             noteEvent(.deleted, for: object)
             detach(object)
         }
@@ -85,12 +82,13 @@ extension ManagedObjectContext {
             case .none:
                 if object.isFaultStorage {
                     object.snapshot = nil  // fire from the new values
+                    state.work.recordValues(object, because: .merged)
                 } else {
                     refresh(object, mergeChanges: false)
                     noteEvent(.updated, for: object)
                 }
             case .updated:
-                mergeUnsavedObject(object, storeWins: policy.kind == .mergeByPropertyStoreTrump || policy.kind == .rollback)
+                mergeUnsavedObject(object, winner: policy.kind == .mergeByPropertyStoreTrump || policy.kind == .rollback ? .store : .object)
                 noteEvent(.updated, for: object)
             case .deleted, .inserted:
                 break
@@ -105,40 +103,17 @@ extension ManagedObjectContext {
         withExtendedLifetime(keepAlive) {}
     }
 
-    /// Refreshes an object that has unsaved changes with the parent store's new values: the
-    /// object's changed properties keep its values unless `storeWins`, then the store's values
-    /// win for properties both changed.
-    private func mergeUnsavedObject(_ object: ManagedObject, storeWins: Bool) {
+    /// Refreshes an object that has unsaved changes with the parent store's new values, by the
+    /// unit of work's three-way merge: the object's changed properties keep its values unless the
+    /// store wins and changed them too (see `UnitOfWork.mergeUnsavedChanges`); an object left
+    /// with no change becomes unchanged.
+    private func mergeUnsavedObject(_ object: ManagedObject, winner: UnitOfWork.MergeWinner) {
         guard let fresh = try? requireParentStore().snapshots(for: [object.objectID], maxAge: -1).first else { return }
-        let old = object.snapshot
-        let layout = object.entity.layout
-        var attributes = fresh.attributes
-        var toOne = fresh.toOne
-        var changed = ChangeMask()
-        for index in object.changedMask.indexes {
-            guard let property = layout.property(atChangeIndex: index), let slot = layout.slots[property.name] else { continue }
-            switch slot {
-            case .attribute(let i) where i < attributes.count && i < object.attributeValues.count:
-                let storeChanged = old.map { i < $0.attributes.count && !$0.attributes[i].isIdentical(to: fresh.attributes[i]) } ?? false
-                if storeWins && storeChanged { continue }
-                attributes[i] = object.attributeValues[i]
-                changed.insert(index)
-            case .toOne(let i) where i < toOne.count && i < object.toOneValues.count:
-                let storeChanged = old.map { i < $0.toOne.count && $0.toOne[i] != fresh.toOne[i] } ?? false
-                if storeWins && storeChanged { continue }
-                toOne[i] = object.toOneValues[i]
-                changed.insert(index)
-            default:
-                changed.insert(index)
-            }
-        }
-        object.snapshot = fresh
-        object.attributeValues = attributes
-        object.toOneValues = toOne
-        object.changedMask = changed
-        if changed.isEmpty {
-            state.updated.remove(object)
-            object.change = .none
+        let remaining = state.work.mergeUnsavedChanges(of: object, with: fresh, winner: winner)
+        if remaining.isEmpty {
+            state.work.markClean(object, because: .merged)
+        } else {
+            state.work.recordValues(object, because: .merged)
         }
         object.awakeFromSnapshotEvents()
     }

@@ -64,10 +64,9 @@ extension ManagedObjectContext: ObjectContextLink {
         }
         prepareStorage(of: object, defaults: false)
         object.isFaultStorage = false
-        object.change = .deleted
         object.snapshot = nil
-        state.updated.remove(object)
-        // Not in `deleted`: there is nothing left to delete in the store.
+        // Deleted, but not in the deleted set: there is nothing left to delete in the store.
+        state.work.rowVanished(object)
     }
 
     /// IDs to load along with a fault (the fault itself, plus the other faults of its batch).
@@ -87,16 +86,7 @@ extension ManagedObjectContext: ObjectContextLink {
 
     func objectDidChange(_ object: ManagedObject) {
         guard object.link === self else { return }
-        switch object.change {
-        case .none:
-            object.change = .updated
-            state.updated.insert(object)
-            noteEvent(.updated, for: object)
-        case .updated:
-            noteEvent(.updated, for: object)
-        case .inserted, .deleted:
-            break
-        }
+        if state.work.recordValueChange(object) { noteEvent(.updated, for: object) }
     }
 
     func recordProblem(_ problem: StrataError, for object: ManagedObject) {

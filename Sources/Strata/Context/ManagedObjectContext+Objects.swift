@@ -5,19 +5,19 @@ extension ManagedObjectContext {
     /// Objects inserted and not yet saved. Call on the context's queue.
     public var insertedObjects: Set<ManagedObject> {
         checkAccess("insertedObjects")
-        return Set(state.inserted.objects)
+        return Set(state.work.inserted.objects)
     }
 
     /// Objects changed and not yet saved. Call on the context's queue.
     public var updatedObjects: Set<ManagedObject> {
         checkAccess("updatedObjects")
-        return Set(state.updated.objects)
+        return Set(state.work.updated.objects)
     }
 
     /// Objects deleted and not yet saved. Call on the context's queue.
     public var deletedObjects: Set<ManagedObject> {
         checkAccess("deletedObjects")
-        return Set(state.deleted.objects)
+        return Set(state.work.deleted.objects)
     }
 
     /// Every object the context currently knows (live ones; unchanged objects the app no longer
@@ -30,7 +30,7 @@ extension ManagedObjectContext {
     /// Whether the context has unsaved inserts, updates or deletes. Call on the context's queue.
     public var hasChanges: Bool {
         checkAccess("hasChanges")
-        return !state.inserted.isEmpty || !state.updated.isEmpty || !state.deleted.isEmpty
+        return state.work.hasChanges
     }
 
     // MARK: Inserting
@@ -55,16 +55,14 @@ extension ManagedObjectContext {
         if let model, entity.managedObjectModel !== model {
             object.objectID = ManagedObjectID(temporaryFor: entity)
             attach(object)
-            object.change = .inserted
-            state.inserted.insert(object)
+            state.work.insert(object)
             object.record(StrataError(code: StrataError.Code.coreData, message: "Entity '\(entity.name)' is not part of this context's model", entityName: entity.name, objectID: object.objectID))
             return
         }
         object.objectID = ManagedObjectID(temporaryFor: entity)
         prepareStorage(of: object, defaults: true)
         attach(object)
-        object.change = .inserted
-        state.inserted.insert(object)
+        state.work.insert(object)
         noteEvent(.inserted, for: object)
         if entity.isAbstract {
             object.record(
@@ -80,8 +78,7 @@ extension ManagedObjectContext {
         checkAccess("init(context:)")
         object.objectID = ManagedObjectID(temporaryFor: object.entity)
         attach(object)
-        object.change = .inserted
-        state.inserted.insert(object)
+        state.work.insert(object)
         object.record(
             StrataError(
                 code: StrataError.Code.coreData,

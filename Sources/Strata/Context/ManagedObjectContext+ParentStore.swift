@@ -133,10 +133,8 @@ extension ManagedObjectContext: ParentStore {
                 object.isFaultStorage = false
                 object.attributeValues = insert.attributes
                 object.toOneValues = insert.toOne
-                object.change = .inserted
-                state.deleted.remove(object)
-                state.inserted.insert(object)
                 for slot in 0..<entity.layout.storedAttributes.count { object.changedMask.insert(slot) }
+                state.work.insert(object)
             }
             for update in changes.updates {
                 let object = registeredOrFault(update.objectID)
@@ -253,7 +251,7 @@ extension ManagedObjectContext: ParentStore {
             object.objectID = permanent
             state.registry.rekey(object, from: temporary)
         }
-        for object in state.inserted.objects + state.updated.objects {
+        for object in state.work.inserted.objects + state.work.updated.objects {
             object.toOneValues = ContiguousArray(object.toOneValues.map { id in id.flatMap { mapping[$0] ?? $0 } })
             for slot in object.toManyValues.indices {
                 guard let value = object.toManyValues[slot], value.ids.contains(where: \.isTemporaryID) else { continue }

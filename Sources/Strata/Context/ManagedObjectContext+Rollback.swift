@@ -9,16 +9,14 @@ extension ManagedObjectContext {
         // Changes rolled back are not reported as changes of this event.
         for object in state.eventObjects { object.eventChanges = [] }
         state.eventObjects.removeAll()
-        for object in state.inserted.objects { detach(object) }
-        for object in state.updated.objects + state.deleted.objects {
+        for object in state.work.inserted.objects { detach(object) }
+        for object in state.work.updated.objects + state.work.deleted.objects {
             revert(object)
         }
         // Objects deleted after being inserted are no longer tracked; detach them too.
         for object in state.registry.allObjects where object.change == .deleted { revert(object) }
-        state.inserted.removeAll()
-        state.updated.removeAll()
-        state.deleted.removeAll()
         clearProblems()
+        assert(!state.work.hasChanges && state.work.checkConsistency())
     }
 
     /// Restores an object's last saved values.
@@ -26,7 +24,7 @@ extension ManagedObjectContext {
         guard let snapshot = object.snapshot else {
             if object.isFaultStorage && object.change != .inserted {
                 // A fault changed through its relationships only: it becomes a plain fault again.
-                object.change = .none
+                state.work.markClean(object, because: .rolledBack)
                 prepareStorage(of: object, defaults: false)
                 object.recordedProblems.removeAll()
                 return
@@ -34,7 +32,6 @@ extension ManagedObjectContext {
             detach(object)
             return
         }
-        object.change = .none
         object.attributeValues = snapshot.attributes
         object.toOneValues = snapshot.toOne
         object.toManyValues = Array(repeating: nil, count: object.entity.layout.toManyRelationships.count)
@@ -42,16 +39,23 @@ extension ManagedObjectContext {
         object.transientValues = object.entity.layout.transientDefaults
         object.changedMask.removeAll()
         object.recordedProblems.removeAll()
+        state.work.markClean(object, because: .rolledBack)
     }
 
     /// Removes an object from the context; it keeps its values but is no longer managed.
     func detach(_ object: ManagedObject) {
+        state.work.forget(object)
+        unlink(object)
+    }
+
+    /// Unregisters an object and cuts its link to the context (its change state is the unit of
+    /// work's business: `detach` or a save's end takes care of it).
+    func unlink(_ object: ManagedObject) {
         object.prefetchedObjects = []
         state.registry.unregister(object.objectID, ifItIs: object)
         state.retained[ObjectIdentifier(object)] = nil
         object.link = nil
         object.registry = nil
-        object.change = .none
     }
 
     func clearProblems() {
@@ -65,13 +69,11 @@ extension ManagedObjectContext {
     public func reset() {
         checkAccess("reset()")
         for object in state.registry.allObjects { detach(object) }
-        for object in state.inserted.objects + state.updated.objects + state.deleted.objects { detach(object) }
+        for object in state.work.inserted.objects + state.work.updated.objects + state.work.deleted.objects { detach(object) }
         state.registry.removeAll()
-        state.inserted.removeAll()
-        state.updated.removeAll()
-        state.deleted.removeAll()
         state.retained.removeAll()
         clearProblems()
+        assert(!state.work.hasChanges && state.work.checkConsistency())
     }
 
     /// Turns `object` back into a fault. With `mergeChanges` false, its unsaved changes are
@@ -86,8 +88,7 @@ extension ManagedObjectContext {
         }
         object.willTurnIntoFault()
         noteEvent(.refreshed, for: object)
-        state.updated.remove(object)
-        object.change = .none
+        state.work.markClean(object, because: .refreshed)
         object.snapshot = nil
         object.prefetchedObjects = []
         prepareStorage(of: object, defaults: false)
@@ -97,26 +98,13 @@ extension ManagedObjectContext {
         object.didTurnIntoFault()
     }
 
-    /// Reloads an updated object's values from its parent store and re-applies its changes.
+    /// Reloads an updated object's values from its parent store and re-applies its changes over
+    /// them (the unit of work's three-way merge with the object winning every property: Core
+    /// Data's `refresh(_:mergeChanges: true)` never conflicts).
     private func refreshKeepingChanges(_ object: ManagedObject) {
         guard let fresh = try? requireParentStore().snapshots(for: [object.objectID]).first else { return }
-        let layout = object.entity.layout
-        var attributes = fresh.attributes
-        var toOne = fresh.toOne
-        for index in object.changedMask.indexes {
-            guard let property = layout.property(atChangeIndex: index), let slot = layout.slots[property.name] else { continue }
-            switch slot {
-            case .attribute(let i) where i < attributes.count && i < object.attributeValues.count:
-                attributes[i] = object.attributeValues[i]
-            case .toOne(let i) where i < toOne.count && i < object.toOneValues.count:
-                toOne[i] = object.toOneValues[i]
-            default:
-                break
-            }
-        }
-        object.snapshot = fresh
-        object.attributeValues = attributes
-        object.toOneValues = toOne
+        state.work.mergeUnsavedChanges(of: object, with: fresh, winner: .object)
+        state.work.recordValues(object, because: .refreshed)
         object.awakeFromSnapshotEvents()
     }
 
@@ -127,7 +115,7 @@ extension ManagedObjectContext {
         for object in state.registry.allObjects where object.change == .none && !object.isFaultStorage {
             refresh(object, mergeChanges: false)
         }
-        for object in state.updated.objects {
+        for object in state.work.updated.objects {
             refresh(object, mergeChanges: true)
         }
     }

@@ -29,24 +29,18 @@ extension ManagedObjectContext {
         processPendingChanges()
         try validateForSave(saving)
         let parent = try requireParentStore()
-        let result = try saveResolvingConflicts(to: parent)
-        finishSave(changes: result.changes, result: result.result, saved: SavingObjects(inserted: state.inserted.objects, updated: state.updated.objects, deleted: state.deleted.objects))
-    }
-
-    /// The objects a save writes.
-    struct SavingObjects {
-        var inserted: [ManagedObject]
-        var updated: [ManagedObject]
-        var deleted: [ManagedObject]
+        assert(state.work.checkConsistency())
+        let attempt = try saveResolvingConflicts(to: parent)
+        finishSave(result: attempt.result)
     }
 
     /// Calls `willSave()` on each changed object; objects changed by those calls get another
     /// pass, up to `maximumWillSavePasses`.
-    private func runWillSave() throws -> SavingObjects {
+    private func runWillSave() throws -> SavedObjects {
         var called = Set<ObjectIdentifier>()
         var passes = 0
         while true {
-            let pending = (state.inserted.objects + state.updated.objects + state.deleted.objects).filter { !called.contains(ObjectIdentifier($0)) }
+            let pending = (state.work.inserted.objects + state.work.updated.objects + state.work.deleted.objects).filter { !called.contains(ObjectIdentifier($0)) }
             if pending.isEmpty { break }
             passes += 1
             if passes > Self.maximumWillSavePasses {
@@ -60,18 +54,18 @@ extension ManagedObjectContext {
                 object.willSave()
             }
             // An object changed during this pass (by its own willSave or another's) gets one more call.
-            for object in state.inserted.objects + state.updated.objects + state.deleted.objects where object.changedSinceWillSave {
+            for object in state.work.inserted.objects + state.work.updated.objects + state.work.deleted.objects where object.changedSinceWillSave {
                 object.changedSinceWillSave = false
                 called.remove(ObjectIdentifier(object))
             }
         }
-        return SavingObjects(inserted: state.inserted.objects, updated: state.updated.objects, deleted: state.deleted.objects)
+        return state.work.pendingObjects
     }
 
     /// Validates every changed object and reports recorded problems; throws them all at once.
-    private func validateForSave(_ saving: SavingObjects) throws {
+    private func validateForSave(_ saving: SavedObjects) throws {
         var errors: [StrataError] = state.contextProblems
-        for object in state.problemObjects.objects where object.change != .deleted || state.deleted.contains(object) {
+        for object in state.problemObjects.objects where object.change != .deleted || state.work.deleted.contains(object) {
             errors += object.recordedProblems
         }
         func collect(_ body: () throws -> Void) {
@@ -89,125 +83,33 @@ extension ManagedObjectContext {
         if let error = StrataError.combining(errors) { throw error }
     }
 
-    /// The stored form of the context's changes.
-    func makeChangeSet() -> StoreChangeSet {
-        var changes = StoreChangeSet()
-        for object in state.inserted.objects {
-            let layout = object.entity.layout
-            changes.inserts.append(
-                RowChange(
-                    objectID: object.objectID, baseVersion: 0, attributes: object.attributeValues, toOne: object.toOneValues,
-                    changedAttributeSlots: Array(0..<layout.storedAttributes.count), changedToOneSlots: Array(0..<layout.toOneRelationships.count)))
-            appendToManyChanges(of: object, to: &changes)
-        }
-        for object in state.updated.objects {
-            let layout = object.entity.layout
-            var attributeSlots: [Int] = []
-            var toOneSlots: [Int] = []
-            let attributeCount = layout.storedAttributes.count
-            let toOneStart = attributeCount + layout.transientAttributes.count
-            for index in object.changedMask.indexes {
-                if index < attributeCount {
-                    attributeSlots.append(index)
-                } else if index >= toOneStart && index < toOneStart + layout.toOneRelationships.count {
-                    toOneSlots.append(index - toOneStart)
-                }
-            }
-            changes.updates.append(
-                RowChange(
-                    objectID: object.objectID, baseVersion: object.snapshot?.version ?? 0, attributes: object.attributeValues,
-                    toOne: object.toOneValues, changedAttributeSlots: attributeSlots, changedToOneSlots: toOneSlots, base: object.snapshot))
-            appendToManyChanges(of: object, to: &changes)
-        }
-        for object in state.deleted.objects {
-            changes.deletes.append(RowDeletion(objectID: object.objectID, baseVersion: object.snapshot?.version ?? 0, base: object.snapshot))
-        }
-        return changes
-    }
-
-    private func appendToManyChanges(of object: ManagedObject, to changes: inout StoreChangeSet) {
-        let layout = object.entity.layout
-        for (slot, relationship) in layout.toManyRelationships.enumerated() {
-            guard slot < object.toManyValues.count, let current = object.toManyValues[slot] else { continue }
-            let committed = (slot < object.committedToMany.count ? object.committedToMany[slot] : nil) ?? ToManyValue()
-            if current == committed && object.change != .inserted { continue }
-            if current.count == 0 && committed.count == 0 { continue }
-            let added = current.ids.filter { !committed.contains($0) }
-            let removed = committed.ids.filter { !current.contains($0) }
-            let orderChanged = relationship.isOrdered && current.ids != committed.ids
-            guard !added.isEmpty || !removed.isEmpty || orderChanged else { continue }
-            changes.toManyChanges.append(
-                ToManyChange(
-                    owner: object.objectID, relationship: relationship, added: added, removed: removed,
-                    ordered: relationship.isOrdered ? current.ids : nil))
-        }
-    }
-
-    /// Applies a successful save: permanent IDs, new committed snapshots, cleared changes,
-    /// `didSave()` and the did-save notification.
-    func finishSave(changes: StoreChangeSet, result: StoreSaveResult, saved: SavingObjects) {
-        let permanentIDs = result.permanentIDs
-        state.lastPermanentIDs = permanentIDs
-        func remap(_ id: ManagedObjectID?) -> ManagedObjectID? {
-            guard let id else { return nil }
-            return permanentIDs[id] ?? id
-        }
-        let insertedObjects = state.inserted.objects
-        let updatedObjects = state.updated.objects
-        let deletedObjects = state.deleted.objects
-        // New IDs first, so every reference below can be remapped.
-        for object in insertedObjects {
-            if let permanent = permanentIDs[object.objectID] {
-                let old = object.objectID
-                object.objectID = permanent
-                state.registry.rekey(object, from: old)
-            }
-        }
-        for object in insertedObjects + updatedObjects {
-            if !permanentIDs.isEmpty {
-                if object.toOneValues.contains(where: { $0?.isTemporaryID == true }) {
-                    object.toOneValues = ContiguousArray(object.toOneValues.map(remap))
-                }
-                for slot in object.toManyValues.indices {
-                    guard let value = object.toManyValues[slot], value.ids.contains(where: \.isTemporaryID) else { continue }
-                    object.toManyValues[slot] = ToManyValue(value.ids.map { permanentIDs[$0] ?? $0 })
-                }
-            }
-            let version = result.versions[object.objectID] ?? ((object.snapshot?.version ?? 0) + (parent == nil ? 1 : 0))
-            object.snapshot = RowSnapshot(objectID: object.objectID, version: version, attributes: object.attributeValues, toOne: object.toOneValues)
-            object.committedToMany = object.toManyValues
-            object.change = .none
-            object.changedMask.removeAll()
-        }
-        var deletedIDs: [ManagedObjectID] = []
-        for object in deletedObjects {
-            deletedIDs.append(object.objectID)
-            detach(object)
-            object.snapshot = nil
-        }
-        if parent == nil, let coordinator = persistentStoreCoordinator {
-            coordinator.didSave(snapshots: (insertedObjects + updatedObjects).compactMap(\.snapshot), deleted: deletedIDs)
+    /// Applies a successful save: the unit of work commits the saved state (permanent IDs, new
+    /// base snapshots, cleared changes, deleted objects gone); then the coordinator's row cache,
+    /// `didSave()` and the did-save notifications.
+    func finishSave(result: StoreSaveResult) {
+        state.lastPermanentIDs = result.permanentIDs
+        let isRoot = parent == nil
+        let saved = state.work.applySave(result, versionIncrement: isRoot ? 1 : 0, unlink: unlink)
+        let deletedIDs = saved.deleted.map(\.objectID)
+        if isRoot, let coordinator = persistentStoreCoordinator {
+            coordinator.didSave(snapshots: (saved.inserted + saved.updated).compactMap(\.snapshot), deleted: deletedIDs)
             advancePinnedGenerationAfterSave()
         }
-        // Objects inserted then deleted before this save never reached the store.
-        state.inserted.removeAll()
-        state.updated.removeAll()
-        state.deleted.removeAll()
         clearProblems()
-        for object in insertedObjects + updatedObjects + deletedObjects {
+        for object in saved.inserted + saved.updated + saved.deleted {
             object.eventChanges = []
             object.didSave()
         }
         state.eventObjects.removeAll { $0.eventChanges.isEmpty }
         let changes = ContextChanges(
-            name: .managedObjectContextDidSave, inserted: Set(insertedObjects.map(\.objectID)),
-            updated: Set(updatedObjects.map(\.objectID)), deleted: Set(deletedIDs))
+            name: .managedObjectContextDidSave, inserted: Set(saved.inserted.map(\.objectID)),
+            updated: Set(saved.updated.map(\.objectID)), deleted: Set(deletedIDs))
         post(
             changes,
             userInfo: [
-                ManagedObjectContext.NotificationKey.insertedObjects: Set(insertedObjects),
-                ManagedObjectContext.NotificationKey.updatedObjects: Set(updatedObjects),
-                ManagedObjectContext.NotificationKey.deletedObjects: Set(deletedObjects),
+                ManagedObjectContext.NotificationKey.insertedObjects: Set(saved.inserted),
+                ManagedObjectContext.NotificationKey.updatedObjects: Set(saved.updated),
+                ManagedObjectContext.NotificationKey.deletedObjects: Set(saved.deleted),
             ])
         post(ContextChanges(name: .managedObjectContextDidSaveObjectIDs, inserted: changes.inserted, updated: changes.updated, deleted: changes.deleted), userInfo: [:])
         didSaveChanges(changes)

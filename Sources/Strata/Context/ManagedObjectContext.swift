@@ -191,12 +191,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
 }
 
-/// A context's unit of work, touched only on its queue.
+/// A context's state, touched only on its queue.
 final class ContextState {
-    let registry = ObjectRegistry()
-    var inserted = ObjectSet()
-    var updated = ObjectSet()
-    var deleted = ObjectSet()
+    let registry: ObjectRegistry
+    /// The unsaved changes: the only writer of objects' change state and of the inserted,
+    /// updated and deleted sets.
+    let work: UnitOfWork
     /// Objects with problems recorded by APIs that cannot throw, kept alive until reported.
     var problemObjects = ObjectSet()
     /// Problems not tied to an object.
@@ -212,4 +212,9 @@ final class ContextState {
     /// Whether objects-did-change is being posted (observers may change objects; their changes
     /// go into the next event).
     var isPostingChanges = false
+
+    init() {
+        registry = ObjectRegistry()
+        work = UnitOfWork(registry: registry)
+    }
 }

@@ -1,0 +1,118 @@
+/// A save as the unit of work sees it: the change set it writes, and the state the parent
+/// store's answer leaves behind. Used on the context's queue.
+extension UnitOfWork {
+    /// The objects a save of the current changes writes.
+    var pendingObjects: SavedObjects {
+        SavedObjects(inserted: inserted.objects, updated: updated.objects, deleted: deleted.objects)
+    }
+
+    // MARK: The change set
+
+    /// The stored form of the unsaved changes: one `RowChange` per inserted object (every
+    /// attribute and to-one) and per updated object (only the changed slots, with the row
+    /// version and values the changes were made against, for optimistic locking), one
+    /// `RowDeletion` per deleted object, and the to-many edits of inserted and updated objects.
+    /// Rows are in insertion order. O(changed objects + their changed values).
+    func makeChangeSet() -> StoreChangeSet {
+        var changes = StoreChangeSet()
+        let insertedObjects = inserted.objects
+        changes.inserts.reserveCapacity(insertedObjects.count)
+        for object in insertedObjects {
+            let layout = object.entity.layout
+            changes.inserts.append(
+                RowChange(
+                    objectID: object.objectID, baseVersion: 0, attributes: object.attributeValues, toOne: object.toOneValues,
+                    changedAttributeSlots: Array(0..<layout.storedAttributes.count), changedToOneSlots: Array(0..<layout.toOneRelationships.count)))
+            appendToManyChanges(of: object, to: &changes)
+        }
+        for object in updated.objects {
+            let layout = object.entity.layout
+            var attributeSlots: [Int] = []
+            var toOneSlots: [Int] = []
+            let attributeCount = layout.storedAttributes.count
+            let toOneStart = attributeCount + layout.transientAttributes.count
+            for index in object.changedMask.indexes {
+                if index < attributeCount {
+                    attributeSlots.append(index)
+                } else if index >= toOneStart && index < toOneStart + layout.toOneRelationships.count {
+                    toOneSlots.append(index - toOneStart)
+                }
+            }
+            changes.updates.append(
+                RowChange(
+                    objectID: object.objectID, baseVersion: object.snapshot?.version ?? 0, attributes: object.attributeValues,
+                    toOne: object.toOneValues, changedAttributeSlots: attributeSlots, changedToOneSlots: toOneSlots, base: object.snapshot))
+            appendToManyChanges(of: object, to: &changes)
+        }
+        for object in deleted.objects {
+            changes.deletes.append(RowDeletion(objectID: object.objectID, baseVersion: object.snapshot?.version ?? 0, base: object.snapshot))
+        }
+        return changes
+    }
+
+    /// The to-many edits of `object`: what each loaded to-many gained and lost since it was
+    /// loaded or saved (and its new order, for ordered ones). Unloaded to-manys are unchanged.
+    private func appendToManyChanges(of object: ManagedObject, to changes: inout StoreChangeSet) {
+        let layout = object.entity.layout
+        for (slot, relationship) in layout.toManyRelationships.enumerated() {
+            guard slot < object.toManyValues.count, let current = object.toManyValues[slot] else { continue }
+            let committed = (slot < object.committedToMany.count ? object.committedToMany[slot] : nil) ?? ToManyValue()
+            if current == committed && object.change != .inserted { continue }
+            if current.count == 0 && committed.count == 0 { continue }
+            let added = current.ids.filter { !committed.contains($0) }
+            let removed = committed.ids.filter { !current.contains($0) }
+            let orderChanged = relationship.isOrdered && current.ids != committed.ids
+            guard !added.isEmpty || !removed.isEmpty || orderChanged else { continue }
+            changes.toManyChanges.append(
+                ToManyChange(
+                    owner: object.objectID, relationship: relationship, added: added, removed: removed,
+                    ordered: relationship.isOrdered ? current.ids : nil))
+        }
+    }
+
+    // MARK: The save's result
+
+    /// Applies a save the parent store accepted: inserted objects take their permanent IDs
+    /// (rekeyed in the registry) and references to those IDs are rewritten; every saved inserted
+    /// and updated object gets a new base snapshot of its current values (the row version the
+    /// store returned, else the old one plus `versionIncrement`: 1 at a root save, 0 in a parent
+    /// context) and its to-manys become committed; then every saved object becomes unchanged and
+    /// deleted ones leave the context through `unlink` (see ``closeSaved(_:unlink:)``).
+    /// Returns the objects saved. O(saved objects).
+    func applySave(_ result: StoreSaveResult, versionIncrement: Int64, unlink: (ManagedObject) -> Void) -> SavedObjects {
+        let saved = pendingObjects
+        let permanentIDs = result.permanentIDs
+        // New IDs first, so every reference below can be remapped.
+        if !permanentIDs.isEmpty {
+            for object in saved.inserted {
+                if let permanent = permanentIDs[object.objectID] {
+                    let old = object.objectID
+                    object.objectID = permanent
+                    registry.rekey(object, from: old)
+                }
+            }
+        }
+        for object in saved.inserted { commitValues(of: object, permanentIDs: permanentIDs, result: result, versionIncrement: versionIncrement) }
+        for object in saved.updated { commitValues(of: object, permanentIDs: permanentIDs, result: result, versionIncrement: versionIncrement) }
+        closeSaved(saved, unlink: unlink)
+        return saved
+    }
+
+    /// The saved values of `object` become its base: references remapped to permanent IDs, a new
+    /// snapshot, committed to-manys.
+    @inline(__always)
+    private func commitValues(of object: ManagedObject, permanentIDs: [ManagedObjectID: ManagedObjectID], result: StoreSaveResult, versionIncrement: Int64) {
+        if !permanentIDs.isEmpty {
+            if object.toOneValues.contains(where: { $0?.isTemporaryID == true }) {
+                object.toOneValues = ContiguousArray(object.toOneValues.map { id in id.map { permanentIDs[$0] ?? $0 } })
+            }
+            for slot in object.toManyValues.indices {
+                guard let value = object.toManyValues[slot], value.ids.contains(where: \.isTemporaryID) else { continue }
+                object.toManyValues[slot] = ToManyValue(value.ids.map { permanentIDs[$0] ?? $0 })
+            }
+        }
+        let version = result.versions[object.objectID] ?? ((object.snapshot?.version ?? 0) + versionIncrement)
+        object.snapshot = RowSnapshot(objectID: object.objectID, version: version, attributes: object.attributeValues, toOne: object.toOneValues)
+        object.committedToMany = object.toManyValues
+    }
+}
