@@ -2,8 +2,8 @@ import BenchmarkHarness
 import CJemalloc
 import Foundation
 import Strata
-import StrataSQLite
 import StrataLocks
+import StrataSQLite
 
 /// Live heap bytes from jemalloc (`stats.allocated`, refreshed through `epoch`).
 enum JemallocProbe {

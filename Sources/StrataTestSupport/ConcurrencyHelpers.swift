@@ -1,7 +1,7 @@
 import Foundation
+import StrataLocks
 import StrataSQLite
 import Synchronization
-import StrataLocks
 
 /// Runs closures on explicit threads (not Dispatch's pool, which on two cores often runs
 /// blocks one after another and hides races) and waits for them with a bound, so a deadlock

@@ -1,7 +1,7 @@
 import Foundation
 import Strata
-import StrataSQLite
 import StrataLocks
+import StrataSQLite
 
 /// Records every SQL statement a coordinator's stores run (stores must be added with
 /// `PersistentStoreOption.recordsSQL: true`, which ``TestStack`` does), so a test can assert

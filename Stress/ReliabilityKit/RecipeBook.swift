@@ -1,6 +1,6 @@
 import Foundation
-import StrataSQLite
 import StrataLocks
+import StrataSQLite
 
 /// The recipes of one seeded run, computed once each: what save `n` writes, for the workload
 /// and for the checker. Thread-safe.

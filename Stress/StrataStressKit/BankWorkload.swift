@@ -1,9 +1,9 @@
 import Foundation
 import Strata
+import StrataLocks
 import StrataSQLite
 import StrataTestSupport
 import Synchronization
-import StrataLocks
 
 /// The random bank workload on the 16 contexts of ``BankTopology``: worker threads pick a
 /// context and an operation its role allows, until a deadline.

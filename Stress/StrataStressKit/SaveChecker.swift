@@ -1,9 +1,9 @@
 import Foundation
 import Strata
+import StrataLocks
 import StrataSQLite
 import StrataTestSupport
 import Synchronization
-import StrataLocks
 
 /// Checks the invariants after root saves, on a thread of its own with a reader context of
 /// its own: every root save signals it; it checks the money after the latest ones (saves that

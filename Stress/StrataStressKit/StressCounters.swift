@@ -1,8 +1,8 @@
 import Foundation
 import Strata
+import StrataLocks
 import StrataSQLite
 import StrataTestSupport
-import StrataLocks
 
 /// What a stress run counts and the problems it found. Thread-safe.
 public final class StressCounters: Sendable {

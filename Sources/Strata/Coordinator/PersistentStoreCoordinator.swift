@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import StrataLocks
+import Synchronization
 
 /// Bridges a managed object model and its persistent stores (Core Data's
 /// `NSPersistentStoreCoordinator`).

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import StrataLocks
+import Synchronization
 
 /// The coordinator's row cache: the last row snapshot read from or written to the store for
 /// each object, shared by every context of the coordinator.

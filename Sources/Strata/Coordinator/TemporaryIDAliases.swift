@@ -1,5 +1,5 @@
-import Synchronization
 import StrataLocks
+import Synchronization
 
 /// Temporary IDs that root saves replaced with permanent ones, kept so that contexts lower in
 /// the tree (which still hold objects under their temporary IDs) resolve both. Recorded only

@@ -115,7 +115,6 @@ extension AttributeCodec {
         }
     }
 
-
     private static func entityName(_ attribute: AttributeDescription) -> String {
         attribute.entity?.name ?? "?"
     }

@@ -1,4 +1,3 @@
-
 /// Managed objects as the in-memory evaluator reads them (pending changes overlaid on fetches).
 extension ManagedObject: EvaluationRow {
     var evaluationObjectID: ManagedObjectID { objectID }

@@ -1,4 +1,3 @@
-
 /// A piece of SQL with its bound values. Values are never pasted into the text: each one is a
 /// `?` placeholder with its value in `bindings`, in order.
 struct SQLFragment: CustomStringConvertible {

@@ -1,5 +1,5 @@
-import Synchronization
 import StrataLocks
+import Synchronization
 
 /// Weak references to objects, in the order they were added: the root contexts of a coordinator
 /// and the children of a context, for automatic merges. An object that goes away drops out of

@@ -1,9 +1,9 @@
 import Foundation
 import Strata
+import StrataLocks
 import StrataSQLite
 import StrataStressKit
 import StrataTestSupport
-import StrataLocks
 
 /// Counters shared by every walker of one run. Thread-safe.
 final class NestingStats: Sendable {

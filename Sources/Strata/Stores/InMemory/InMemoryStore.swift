@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import StrataLocks
+import Synchronization
 
 /// A store kept in memory, with the same observable behaviour as the SQLite store: the same
 /// primary keys and row versions, optimistic locking, relationship storage and ordering. Its

@@ -1,6 +1,6 @@
 import Foundation
-import StrataSQLite
 import StrataLocks
+import StrataSQLite
 
 /// Observers of the SQL a coordinator's stores run (used by test support to assert the exact
 /// statements a call produced). Thread-safe.

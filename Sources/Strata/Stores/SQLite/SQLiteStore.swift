@@ -1,6 +1,6 @@
 import Foundation
-import StrataSQLite
 import StrataLocks
+import StrataSQLite
 
 /// How a SQLite store is opened.
 struct SQLiteStoreConfiguration: Sendable {
@@ -98,8 +98,6 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         }
         self.metadataState = StrataLock(metadata)
         self.token = StoreToken(identifier: (metadata[StoreMetadataKey.storeUUID] as? String) ?? UUID().uuidString)
-        self.metadataState = StrataLock(metadata)
-        self.token = StoreToken(identifier: (metadata[PersistentStore.MetadataKey.storeUUID] as? String) ?? UUID().uuidString)
         let readOnly = configuration.readOnly
         self.pool = SQLiteConnectionPool(writer: writer, maximumReaders: configuration.maximumReaders) {
             try open(readOnly: readOnly)
