@@ -87,9 +87,9 @@ extension ManagedObjectContext {
         let plan = try makePlan(request, entity: entity, kind: .objectIDs)
         let ids: ObjectIDList
         if request.includesPendingChanges, hasPendingChanges(for: plan) {
-            ids = ObjectIDList(try objects(matching: plan.with(resultKind: .rows)).map(\.objectID), entity: entity)
+            ids = ObjectIDList(try objects(matching: plan.with(resultKind: .rows), options: .default).map(\.objectID), entity: entity)
         } else {
-            ids = try requireParentStore().fetchIDList(plan)
+            ids = try requireParentStore().fetchIDList(plan, options: .default)
         }
         let size = request.fetchBatchSize > 0 ? request.fetchBatchSize : 500
         return BatchedFetchResults(context: self, ids: ids, batchSize: size, retainedBatchCount: retainedBatches)
@@ -104,7 +104,7 @@ extension ManagedObjectContext {
         if !needed.isEmpty {
             do {
                 let parent = try requireParentStore()
-                for row in try BatchedRead.run({ try parent.snapshots(for: needed, maxAge: staleness) }) {
+                for row in try parent.snapshots(for: needed, options: ReadOptions(rowCache: .doNotFill, maxAge: staleness)) {
                     if let object = findRegistered(row.objectID), object.isFaultStorage {
                         object.snapshot = row
                     }

@@ -109,7 +109,7 @@ extension ManagedObjectContext {
     /// object's changed properties keep its values unless `storeWins`, then the store's values
     /// win for properties both changed.
     private func mergeUnsavedObject(_ object: ManagedObject, storeWins: Bool) {
-        guard let fresh = try? requireParentStore().snapshots(for: [object.objectID], maxAge: -1).first else { return }
+        guard let fresh = try? requireParentStore().snapshots(for: [object.objectID], options: ReadOptions(maxAge: -1)).first else { return }
         let old = object.snapshot
         let layout = object.entity.layout
         var attributes = fresh.attributes

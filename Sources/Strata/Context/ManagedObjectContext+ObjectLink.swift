@@ -36,7 +36,7 @@ extension ManagedObjectContext: ObjectContextLink {
             adoptPermanentIDs([object.objectID: permanent])
         }
         let ids = batchFaultingIDs(around: object)
-        let snapshots = try requireParentStore().snapshots(for: ids, maxAge: staleness)
+        let snapshots = try requireParentStore().snapshots(for: ids, options: ReadOptions(maxAge: staleness))
         var found = false
         for snapshot in snapshots {
             // (An answer may carry the permanent ID that replaced the object's temporary one.)
@@ -110,7 +110,7 @@ extension ManagedObjectContext: ObjectContextLink {
 
     func loadToMany(of object: ManagedObject, relationship: RelationshipDescription) -> [ManagedObjectID] {
         do {
-            let result = try requireParentStore().toManyIDs(of: [object.objectID], relationship: relationship)
+            let result = try requireParentStore().toManyIDs(of: [object.objectID], relationship: relationship, options: .default)
             return result[object.objectID] ?? []
         } catch let error as StrataError {
             object.record(error)

@@ -99,7 +99,7 @@ extension ManagedObjectContext {
 
     /// Reloads an updated object's values from its parent store and re-applies its changes.
     private func refreshKeepingChanges(_ object: ManagedObject) {
-        guard let fresh = try? requireParentStore().snapshots(for: [object.objectID]).first else { return }
+        guard let fresh = try? requireParentStore().snapshots(for: [object.objectID], options: .default).first else { return }
         let layout = object.entity.layout
         var attributes = fresh.attributes
         var toOne = fresh.toOne
