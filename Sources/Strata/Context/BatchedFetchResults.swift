@@ -87,9 +87,9 @@ extension ManagedObjectContext {
         let plan = try makePlan(request, entity: entity, kind: .objectIDs)
         let ids: ObjectIDList
         if request.includesPendingChanges, hasPendingChanges(for: plan) {
-            ids = ObjectIDList(try objects(matching: plan.with(resultKind: .rows)).map(\.objectID), entity: entity)
+            ids = ObjectIDList(try objects(matching: plan.with(resultKind: .rows), options: .default).map(\.objectID), entity: entity)
         } else {
-            ids = try requireParentStore().fetchIDList(plan)
+            ids = try requireParentStore().fetchIDList(plan, options: .default)
         }
         let size = request.fetchBatchSize > 0 ? request.fetchBatchSize : 500
         return BatchedFetchResults(context: self, ids: ids, batchSize: size, retainedBatchCount: retainedBatches)
@@ -103,12 +103,7 @@ extension ManagedObjectContext {
         let needed = objects.filter { $0.isFaultStorage && !($0.snapshot?.isFresh(stalenessInterval: staleness) ?? false) }.map(\.objectID)
         if !needed.isEmpty {
             do {
-                let parent = try requireParentStore()
-                for row in try BatchedRead.run({ try parent.snapshots(for: needed, maxAge: staleness) }) {
-                    if let object = findRegistered(row.objectID), object.isFaultStorage {
-                        object.snapshot = row
-                    }
-                }
+                try loadBatch(needed, maxAge: staleness)
             } catch let error as StrataError {
                 recordContextProblem(error)
             } catch {
@@ -123,5 +118,23 @@ extension ManagedObjectContext {
             }
         }
         return objects
+    }
+
+    /// Loads the rows of one batch of a batched walk in one read and attaches each to its
+    /// registered fault, which then fires without I/O. The one batch loader of both batched
+    /// paths: a batch of ``BatchedFetchResults`` and the batch a fault of a `fetch` with
+    /// `fetchBatchSize` belongs to. The read does not fill the row cache (a walk reads each row
+    /// once and releases it a batch later: caching would only add an entry per row and a purge
+    /// behind the reader) but takes cached rows no older than `maxAge`. Returns the rows read.
+    @discardableResult
+    func loadBatch(_ ids: [ManagedObjectID], maxAge: TimeInterval) throws -> [RowSnapshot] {
+        let rows = try requireParentStore().snapshots(for: ids, options: ReadOptions(rowCache: .doNotFill, maxAge: maxAge))
+        for row in rows {
+            if let object = findRegistered(row.objectID), object.isFaultStorage {
+                object.snapshot = row
+                object.faultBatch = nil
+            }
+        }
+        return rows
     }
 }

@@ -62,7 +62,7 @@ extension ManagedObjectContext {
     /// Resolves one optimistic-locking conflict in memory according to `policy`.
     private func resolve(_ conflict: MergeConflict, policy: MergePolicy, parent: any ParentStore, overwrite: inout Set<ManagedObjectID>) throws {
         guard let object = findRegistered(conflict.objectID) else { return }
-        let fresh = try parent.snapshots(for: [conflict.objectID], maxAge: 0).first
+        let fresh = try parent.snapshots(for: [conflict.objectID], options: ReadOptions(maxAge: 0)).first
         switch (object.change, fresh) {
         case (.deleted, let fresh?):
             switch policy.kind {
@@ -142,7 +142,7 @@ extension ManagedObjectContext {
                         ObjectPredicate(node: .comparison(ComparisonNode(modifier: .direct, lhs: .keyPath([key]), op: .equal, options: [], rhs: .constant(value))))
                     })
                 let plan = try FetchPlan.make(entity: owner, predicate: predicate, sortDescriptors: [], limit: 1, offset: 0, includesSubentities: true, resultKind: .rows)
-                guard let existing = try parent.fetchRows(plan).first, existing.objectID != object.objectID else { continue }
+                guard let existing = try parent.fetchRows(plan, options: .default).first, existing.objectID != object.objectID else { continue }
                 if let registered = findRegistered(existing.objectID), registered.change == .deleted {
                     continue  // the existing object is being deleted in this very save
                 }

@@ -73,7 +73,7 @@ extension ManagedObjectContext {
     /// edited or deleted). A failure is left for the faults to report when they fire.
     private func preloadValues(of objects: [ManagedObject]) {
         let ids = objects.filter { $0.isFaultStorage && $0.snapshot == nil && !$0.objectID.isTemporaryID }.map(\.objectID)
-        guard ids.count > 1, let rows = try? requireParentStore().snapshots(for: ids) else { return }
+        guard ids.count > 1, let rows = try? requireParentStore().snapshots(for: ids, options: .default) else { return }
         for row in rows {
             if let object = state.registry.object(for: row.objectID), object.isFaultStorage, object.snapshot == nil {
                 object.snapshot = row
@@ -103,7 +103,7 @@ extension ManagedObjectContext {
             return object.change != .inserted && !object.objectID.isTemporaryID
                 && slot < object.toManyValues.count && object.toManyValues[slot] == nil
         }
-        guard owners.count > 1, let loaded = try? requireParentStore().toManyIDs(of: owners.map(\.objectID), relationship: link.relationship) else { return }
+        guard owners.count > 1, let loaded = try? requireParentStore().toManyIDs(of: owners.map(\.objectID), relationship: link.relationship, options: .default) else { return }
         for owner in owners { owner.installLoadedToMany(slot: slot, ids: loaded[owner.objectID] ?? []) }
     }
 

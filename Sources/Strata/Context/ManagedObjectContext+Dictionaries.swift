@@ -12,27 +12,27 @@ extension ManagedObjectContext {
         let plan = try DictionaryPlan.make(request, entity: entity)
         let rows: [[RowEvaluator.Operand]]
         if request.includesPendingChanges, hasPendingChanges(for: plan.rows) {
-            rows = try dictionaryRowsInMemory(plan)
+            rows = try dictionaryRowsInMemory(plan, options: .default)
         } else {
-            rows = try requireParentStore().fetchDictionaryRows(plan)
+            rows = try requireParentStore().fetchDictionaryRows(plan, options: .default)
         }
         return rows.map { plan.dictionary(from: $0) }
     }
 
     /// The plan computed over this context's objects, unsaved changes included.
-    private func dictionaryRowsInMemory(_ plan: DictionaryPlan) throws -> [[RowEvaluator.Operand]] {
-        let objects: [any EvaluationRow] = try objects(matching: plan.rows)
+    private func dictionaryRowsInMemory(_ plan: DictionaryPlan, options: ReadOptions) throws -> [[RowEvaluator.Operand]] {
+        let objects: [any EvaluationRow] = try objects(matching: plan.rows, options: options)
         let visible = plan.visibleCount
         return try DictionaryEvaluator(plan: plan).evaluate(objects).map { Array($0.prefix(visible)) }
     }
 
     /// As a child context's parent store: computed here when this context has unsaved changes
-    /// to the fetched entities, else by this context's own parent store. Runs on this
-    /// context's queue.
-    func fetchDictionaryRows(_ plan: DictionaryPlan) throws -> [[RowEvaluator.Operand]] {
+    /// to the fetched entities, else by this context's own parent store (with the child's
+    /// options either way). Runs on this context's queue.
+    func fetchDictionaryRows(_ plan: DictionaryPlan, options: ReadOptions) throws -> [[RowEvaluator.Operand]] {
         try performAndWait {
-            if hasPendingChanges(for: plan.rows) { return try dictionaryRowsInMemory(plan) }
-            return try requireParentStore().fetchDictionaryRows(plan)
+            if hasPendingChanges(for: plan.rows) { return try dictionaryRowsInMemory(plan, options: options) }
+            return try requireParentStore().fetchDictionaryRows(plan, options: options)
         }
     }
 }

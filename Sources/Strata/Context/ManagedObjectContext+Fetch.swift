@@ -44,7 +44,7 @@ extension ManagedObjectContext {
         if request.includesPendingChanges, hasPendingChanges(for: plan) {
             return try mergedIDs(plan, request: request).count
         }
-        return try requireParentStore().count(plan)
+        return try requireParentStore().count(plan, options: .default)
     }
 
     func resolveEntity<T>(of request: FetchRequest<T>) throws -> EntityDescription {
@@ -84,9 +84,9 @@ extension ManagedObjectContext {
         let parent = try requireParentStore()
         var objects: [ManagedObject]
         if request.includesPendingChanges, hasPendingChanges(for: plan) {
-            objects = try mergedObjects(plan)
+            objects = try mergedObjects(plan, options: .default)
         } else if idsOnly {
-            let ids = try parent.fetchIDs(plan)
+            let ids = try parent.fetchIDs(plan, options: .default)
             objects = ids.map { registeredOrFault($0) }
             if batched {
                 let batch = FaultBatch(ids: ids, size: request.fetchBatchSize)
@@ -96,7 +96,7 @@ extension ManagedObjectContext {
                 }
             }
         } else {
-            let rows = try parent.fetchRows(plan)
+            let rows = try parent.fetchRows(plan, options: .default)
             objects = []
             objects.reserveCapacity(rows.count)
             for row in rows {
@@ -135,15 +135,15 @@ extension ManagedObjectContext {
 
     /// Fetches with the context's unsaved changes merged in: store rows that changed here are
     /// re-evaluated in memory, deleted ones dropped, matching inserted ones added; then sort,
-    /// offset and limit apply to the merged list.
-    func objects(matching plan: FetchPlan) throws -> [ManagedObject] { try mergedObjects(plan) }
+    /// offset and limit apply to the merged list. The store rows are read with `options`.
+    func objects(matching plan: FetchPlan, options: ReadOptions) throws -> [ManagedObject] { try mergedObjects(plan, options: options) }
 
-    private func mergedObjects(_ plan: FetchPlan) throws -> [ManagedObject] {
+    private func mergedObjects(_ plan: FetchPlan, options: ReadOptions) throws -> [ManagedObject] {
         let codes = Set(plan.entityCodes)
         var changedHere = 0
         for object in state.work.updated.objects + state.work.deleted.objects where codes.contains(object.entity.layout.code) { changedHere += 1 }
         let window = plan.limit > 0 ? plan.limit + plan.offset + changedHere : 0
-        let storeRows = try requireParentStore().fetchRows(plan.with(limit: window, offset: 0).with(resultKind: .rows))
+        let storeRows = try requireParentStore().fetchRows(plan.with(limit: window, offset: 0).with(resultKind: .rows), options: options)
         var candidates: [any EvaluationRow] = []
         var seen = Set<ObjectIdentifier>()
         for row in storeRows {
@@ -173,11 +173,11 @@ extension ManagedObjectContext {
         if request.includesPendingChanges, hasPendingChanges(for: plan) {
             return try mergedIDs(plan, request: request)
         }
-        return try requireParentStore().fetchIDs(plan)
+        return try requireParentStore().fetchIDs(plan, options: .default)
     }
 
     private func mergedIDs<T>(_ plan: FetchPlan, request: FetchRequest<T>) throws -> [ManagedObjectID] {
-        try mergedObjects(plan.with(resultKind: .rows)).map(\.objectID)
+        try mergedObjects(plan.with(resultKind: .rows), options: .default).map(\.objectID)
     }
 
     // MARK: Prefetching
@@ -204,7 +204,7 @@ extension ManagedObjectContext {
         let faults = objects.filter(\.isFaultStorage)
         let unfilled = faults.filter { $0.snapshot == nil }.map(\.objectID)
         if !unfilled.isEmpty {
-            for row in try parent.snapshots(for: unfilled) { _ = register(row, asFault: true, refresh: false) }
+            for row in try parent.snapshots(for: unfilled, options: .default) { _ = register(row, asFault: true, refresh: false) }
         }
         for object in faults where object.isFaultStorage {
             if let snapshot = object.snapshot { apply(snapshot, to: object) }
@@ -216,7 +216,7 @@ extension ManagedObjectContext {
                 guard case .toMany(let slot)? = object.entity.layout.slots[name] else { return false }
                 return slot < object.toManyValues.count && object.toManyValues[slot] == nil && !object.objectID.isTemporaryID
             }
-            let loaded = try parent.toManyIDs(of: owners.map(\.objectID), relationship: relationship)
+            let loaded = try parent.toManyIDs(of: owners.map(\.objectID), relationship: relationship, options: .default)
             for owner in owners {
                 guard case .toMany(let slot)? = owner.entity.layout.slots[name] else { continue }
                 let ids = loaded[owner.objectID] ?? []
@@ -241,7 +241,7 @@ extension ManagedObjectContext {
         var result: [ManagedObject] = []
         var rowsByID: [ManagedObjectID: RowSnapshot] = [:]
         if !missing.isEmpty {
-            for row in try parent.snapshots(for: missing) { rowsByID[row.objectID] = row }
+            for row in try parent.snapshots(for: missing, options: .default) { rowsByID[row.objectID] = row }
         }
         var byID: [ManagedObjectID: ManagedObject] = [:]
         for id in targets {

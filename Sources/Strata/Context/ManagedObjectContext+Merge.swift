@@ -108,7 +108,7 @@ extension ManagedObjectContext {
     /// store wins and changed them too (see `UnitOfWork.mergeUnsavedChanges`); an object left
     /// with no change becomes unchanged.
     private func mergeUnsavedObject(_ object: ManagedObject, winner: UnitOfWork.MergeWinner) {
-        guard let fresh = try? requireParentStore().snapshots(for: [object.objectID], maxAge: -1).first else { return }
+        guard let fresh = try? requireParentStore().snapshots(for: [object.objectID], options: ReadOptions(maxAge: -1)).first else { return }
         let remaining = state.work.mergeUnsavedChanges(of: object, with: fresh, winner: winner)
         if remaining.isEmpty {
             state.work.markClean(object, because: .merged)

@@ -21,8 +21,9 @@ extension ManagedObjectContext: ObjectContextLink {
     }
 
     /// Loads a fault's values: from the snapshot a fetch attached, the row cache, or the parent
-    /// store (with the other faults of its batch). Throws when the row is gone and
-    /// `shouldDeleteInaccessibleFaults` is false; the object then stays a fault.
+    /// store (with the other faults of its batch, as a batch load: see `loadBatch`). Throws when
+    /// the row is gone and `shouldDeleteInaccessibleFaults` is false; the object then stays a
+    /// fault.
     func loadFault(_ object: ManagedObject) throws {
         guard object.isFaultStorage else { return }
         // A fault with a snapshot attached by a fetch fires without I/O.
@@ -35,22 +36,20 @@ extension ManagedObjectContext: ObjectContextLink {
         if object.objectID.isTemporaryID, let permanent = persistentStoreCoordinator?.temporaryIDAliases.permanent(for: object.objectID) {
             adoptPermanentIDs([object.objectID: permanent])
         }
-        let ids = batchFaultingIDs(around: object)
-        let snapshots = try requireParentStore().snapshots(for: ids, maxAge: staleness)
-        var found = false
-        for snapshot in snapshots {
-            // (An answer may carry the permanent ID that replaced the object's temporary one.)
-            let target = snapshot.objectID == object.objectID ? object : findRegistered(snapshot.objectID)
-            if target === object {
-                apply(snapshot, to: object)
-                found = true
-            } else if let other = target, other.isFaultStorage {
-                // Batch faulting: the other faults of the batch get their values too.
-                other.snapshot = snapshot
-                other.faultBatch = nil
-            }
+        let snapshots: [RowSnapshot]
+        if object.faultBatch != nil {
+            snapshots = try loadBatch(batchFaultingIDs(around: object), maxAge: staleness)
+        } else {
+            snapshots = try requireParentStore().snapshots(for: [object.objectID], options: ReadOptions(maxAge: staleness))
         }
-        if !found { try handleMissingRow(of: object) }
+        // Batch faulting: `loadBatch` gave the other faults of the batch their rows too. (An
+        // answer may carry the permanent ID that replaced the object's temporary one.)
+        let row = snapshots.first { $0.objectID == object.objectID } ?? snapshots.first { findRegistered($0.objectID) === object }
+        guard let snapshot = row else {
+            try handleMissingRow(of: object)
+            return
+        }
+        apply(snapshot, to: object)
     }
 
     /// A fault whose row is gone: with `shouldDeleteInaccessibleFaults` (the default) it becomes
@@ -100,7 +99,7 @@ extension ManagedObjectContext: ObjectContextLink {
 
     func loadToMany(of object: ManagedObject, relationship: RelationshipDescription) -> [ManagedObjectID] {
         do {
-            let result = try requireParentStore().toManyIDs(of: [object.objectID], relationship: relationship)
+            let result = try requireParentStore().toManyIDs(of: [object.objectID], relationship: relationship, options: .default)
             return result[object.objectID] ?? []
         } catch let error as StrataError {
             object.record(error)

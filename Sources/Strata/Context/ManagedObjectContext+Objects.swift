@@ -151,7 +151,7 @@ extension ManagedObjectContext {
                 code: StrataError.Code.managedObjectReferentialIntegrity, message: "No object with temporary ID \(objectID) is registered in this context", entityName: objectID.entity.name,
                 objectID: objectID)
         }
-        let snapshots = try requireParentStore().snapshots(for: [objectID], maxAge: stalenessInterval)
+        let snapshots = try requireParentStore().snapshots(for: [objectID], options: ReadOptions(maxAge: stalenessInterval))
         guard let snapshot = snapshots.first else {
             throw StrataError(
                 code: StrataError.Code.managedObjectReferentialIntegrity, message: "The \(objectID.entity.name) object does not exist in the store", entityName: objectID.entity.name,

@@ -2,6 +2,7 @@ import Foundation
 
 /// A context as the parent store of its child contexts. Each call runs on this context's queue
 /// (the calling child waits: waits only go up the tree) and sees this context's unsaved state.
+/// A read it cannot answer itself goes to its own parent store with the child's `ReadOptions`.
 extension ManagedObjectContext: ParentStore {
     var rootCoordinator: PersistentStoreCoordinator? { persistentStoreCoordinator }
 
@@ -13,37 +14,37 @@ extension ManagedObjectContext: ParentStore {
             attributes: object.attributeValues, toOne: object.toOneValues)
     }
 
-    func fetchRows(_ plan: FetchPlan) throws -> [RowSnapshot] {
+    func fetchRows(_ plan: FetchPlan, options: ReadOptions) throws -> [RowSnapshot] {
         try performAndWait {
-            try objectsForChild(plan).map(currentSnapshot)
+            try objectsForChild(plan, options: options).map(currentSnapshot)
         }
     }
 
-    func fetchIDs(_ plan: FetchPlan) throws -> [ManagedObjectID] {
+    func fetchIDs(_ plan: FetchPlan, options: ReadOptions) throws -> [ManagedObjectID] {
         try performAndWait {
-            if hasPendingChanges(for: plan) { return try objectsForChild(plan).map(\.objectID) }
-            return try requireParentStore().fetchIDs(plan)
+            if hasPendingChanges(for: plan) { return try objectsForChild(plan, options: options).map(\.objectID) }
+            return try requireParentStore().fetchIDs(plan, options: options)
         }
     }
 
-    func fetchIDList(_ plan: FetchPlan) throws -> ObjectIDList {
-        ObjectIDList(try fetchIDs(plan), entity: plan.entity)
+    func fetchIDList(_ plan: FetchPlan, options: ReadOptions) throws -> ObjectIDList {
+        ObjectIDList(try fetchIDs(plan, options: options), entity: plan.entity)
     }
 
-    func count(_ plan: FetchPlan) throws -> Int {
+    func count(_ plan: FetchPlan, options: ReadOptions) throws -> Int {
         try performAndWait {
-            if hasPendingChanges(for: plan) { return try objectsForChild(plan).count }
-            return try requireParentStore().count(plan)
+            if hasPendingChanges(for: plan) { return try objectsForChild(plan, options: options).count }
+            return try requireParentStore().count(plan, options: options)
         }
     }
 
-    private func objectsForChild(_ plan: FetchPlan) throws -> [ManagedObject] {
-        if hasPendingChanges(for: plan) { return try objects(matching: plan.with(resultKind: .rows)) }
-        let rows = try requireParentStore().fetchRows(plan.with(resultKind: .rows))
+    private func objectsForChild(_ plan: FetchPlan, options: ReadOptions) throws -> [ManagedObject] {
+        if hasPendingChanges(for: plan) { return try objects(matching: plan.with(resultKind: .rows), options: options) }
+        let rows = try requireParentStore().fetchRows(plan.with(resultKind: .rows), options: options)
         return rows.map { register($0, asFault: true, refresh: false) }
     }
 
-    func snapshots(for ids: [ManagedObjectID], maxAge: TimeInterval) throws -> [RowSnapshot] {
+    func snapshots(for ids: [ManagedObjectID], options: ReadOptions) throws -> [RowSnapshot] {
         try performAndWait {
             var result: [RowSnapshot] = []
             var forward: [(asked: ManagedObjectID, wanted: ManagedObjectID)] = []
@@ -61,7 +62,7 @@ extension ManagedObjectContext: ParentStore {
                 }
                 if let id = forwardable(id) { forward.append(id) }
             }
-            if !forward.isEmpty { result += try relabeled(requireParentStore().snapshots(for: forward.map(\.asked), maxAge: maxAge), forward) }
+            if !forward.isEmpty { result += try relabeled(requireParentStore().snapshots(for: forward.map(\.asked), options: options), forward) }
             return result
         }
     }
@@ -88,7 +89,7 @@ extension ManagedObjectContext: ParentStore {
         }
     }
 
-    func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [ManagedObjectID]] {
+    func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
         try performAndWait {
             var result: [ManagedObjectID: [ManagedObjectID]] = [:]
             var forward: [(asked: ManagedObjectID, wanted: ManagedObjectID)] = []
@@ -104,7 +105,7 @@ extension ManagedObjectContext: ParentStore {
                 }
             }
             if !forward.isEmpty {
-                let answered = try requireParentStore().toManyIDs(of: forward.map(\.asked), relationship: relationship)
+                let answered = try requireParentStore().toManyIDs(of: forward.map(\.asked), relationship: relationship, options: options)
                 for (asked, wanted) in forward { result[wanted] = answered[asked] ?? [] }
             }
             return result

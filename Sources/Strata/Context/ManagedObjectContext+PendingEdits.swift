@@ -14,7 +14,7 @@ extension ManagedObjectContext {
         if !updatedFaults.isEmpty {
             let unloaded = updatedFaults.filter { $0.snapshot == nil && !$0.objectID.isTemporaryID }.map(\.objectID)
             if !unloaded.isEmpty {
-                for row in try requireParentStore().snapshots(for: unloaded) {
+                for row in try requireParentStore().snapshots(for: unloaded, options: .default) {
                     if let object = state.registry.object(for: row.objectID), object.isFaultStorage, object.snapshot == nil {
                         object.snapshot = row
                         object.faultBatch = nil
@@ -34,7 +34,7 @@ extension ManagedObjectContext {
         }
         for group in groups.values {
             let unloaded = group.owners.filter { $0.toManyValues[group.slot] == nil }
-            let loaded = unloaded.isEmpty ? [:] : try requireParentStore().toManyIDs(of: unloaded.map(\.objectID), relationship: group.relationship)
+            let loaded = unloaded.isEmpty ? [:] : try requireParentStore().toManyIDs(of: unloaded.map(\.objectID), relationship: group.relationship, options: .default)
             for owner in group.owners {
                 if owner.toManyValues[group.slot] == nil {
                     owner.installLoadedToMany(slot: group.slot, ids: loaded[owner.objectID] ?? [])

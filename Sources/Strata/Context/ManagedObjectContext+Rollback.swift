@@ -102,7 +102,7 @@ extension ManagedObjectContext {
     /// them (the unit of work's three-way merge with the object winning every property: Core
     /// Data's `refresh(_:mergeChanges: true)` never conflicts).
     private func refreshKeepingChanges(_ object: ManagedObject) {
-        guard let fresh = try? requireParentStore().snapshots(for: [object.objectID]).first else { return }
+        guard let fresh = try? requireParentStore().snapshots(for: [object.objectID], options: .default).first else { return }
         state.work.mergeUnsavedChanges(of: object, with: fresh, winner: .object)
         state.work.recordValues(object, because: .refreshed)
         object.awakeFromSnapshotEvents()

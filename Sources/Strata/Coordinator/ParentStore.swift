@@ -4,33 +4,29 @@ import Foundation
 /// context for a child. Both are thread-safe; a parent context runs each call on its own queue
 /// (the child waits for it: waits only go up the tree).
 protocol ParentStore: AnyObject, Sendable {
+    // Reads: `options` say how (through which query generation, whether the row cache is
+    // filled, how old a cached row may be); a parent context passes them on to its own parent.
+
     /// Rows matching a plan (the parent's unsaved changes included, for a parent context).
-    func fetchRows(_ plan: FetchPlan) throws -> [RowSnapshot]
+    func fetchRows(_ plan: FetchPlan, options: ReadOptions) throws -> [RowSnapshot]
     /// IDs matching a plan, in order.
-    func fetchIDs(_ plan: FetchPlan) throws -> [ManagedObjectID]
+    func fetchIDs(_ plan: FetchPlan, options: ReadOptions) throws -> [ManagedObjectID]
     /// IDs matching a plan, in order, in compact form (for large batched fetches).
-    func fetchIDList(_ plan: FetchPlan) throws -> ObjectIDList
+    func fetchIDList(_ plan: FetchPlan, options: ReadOptions) throws -> ObjectIDList
     /// Number of matches.
-    func count(_ plan: FetchPlan) throws -> Int
+    func count(_ plan: FetchPlan, options: ReadOptions) throws -> Int
     /// The visible columns of a dictionary fetch's result rows (the parent's unsaved changes
     /// included, for a parent context).
-    func fetchDictionaryRows(_ plan: DictionaryPlan) throws -> [[RowEvaluator.Operand]]
+    func fetchDictionaryRows(_ plan: DictionaryPlan, options: ReadOptions) throws -> [[RowEvaluator.Operand]]
     /// Current rows of `ids` (missing ones omitted). The coordinator may answer from its row
-    /// cache with snapshots no older than `maxAge` seconds (negative: any age; 0: never).
-    func snapshots(for ids: [ManagedObjectID], maxAge: TimeInterval) throws -> [RowSnapshot]
+    /// cache with snapshots no older than `options.maxAge` seconds (negative: any age; 0: never).
+    func snapshots(for ids: [ManagedObjectID], options: ReadOptions) throws -> [RowSnapshot]
     /// Contents of a to-many relationship for each of `ids`.
-    func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [ManagedObjectID]]
+    func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]]
     /// Applies a child's save (a context) or writes it (the coordinator).
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult
     /// Permanent IDs for unsaved objects of `entity`.
     func obtainPermanentIDs(for temporaryIDs: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID]
     /// The coordinator at the root of the tree.
     var rootCoordinator: PersistentStoreCoordinator? { get }
-}
-
-extension ParentStore {
-    /// Current rows of `ids`, from any cache regardless of age.
-    func snapshots(for ids: [ManagedObjectID]) throws -> [RowSnapshot] {
-        try snapshots(for: ids, maxAge: -1)
-    }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Dictionary fetches, routed to the store holding the entity.
 extension PersistentStoreCoordinator {
-    func fetchDictionaryRows(_ plan: DictionaryPlan) throws -> [[RowEvaluator.Operand]] {
-        try store(for: plan.rows.entity).backend.fetchDictionaryRows(plan)
+    func fetchDictionaryRows(_ plan: DictionaryPlan, options: ReadOptions) throws -> [[RowEvaluator.Operand]] {
+        try store(for: plan.rows.entity).backend.fetchDictionaryRows(plan, options: options)
     }
 }

@@ -151,28 +151,32 @@ extension PersistentStoreCoordinator: ParentStore {
     /// (they fire without the cache), and caching a million rows would double a fetch's cost.
     static let rowCacheFetchLimit = 10_000
 
-    func fetchRows(_ plan: FetchPlan) throws -> [RowSnapshot] {
-        let rows = try store(for: plan.entity).backend.fetchRows(plan)
-        // Rows read through a pinned generation may be old: they stay out of the shared cache.
-        if rows.count <= Self.rowCacheFetchLimit && CurrentGeneration.value == nil { rowCache.store(rows) }
+    func fetchRows(_ plan: FetchPlan, options: ReadOptions) throws -> [RowSnapshot] {
+        let rows = try store(for: plan.entity).backend.fetchRows(plan, options: options)
+        // Rows read through a pinned generation may be old: they stay out of the shared cache
+        // (`fillsRowCache` is false for them).
+        if rows.count <= Self.rowCacheFetchLimit && options.fillsRowCache { rowCache.store(rows) }
         return rows
     }
 
-    func fetchIDs(_ plan: FetchPlan) throws -> [ManagedObjectID] {
-        try store(for: plan.entity).backend.fetchIDs(plan)
+    func fetchIDs(_ plan: FetchPlan, options: ReadOptions) throws -> [ManagedObjectID] {
+        try store(for: plan.entity).backend.fetchIDs(plan, options: options)
     }
 
-    func fetchIDList(_ plan: FetchPlan) throws -> ObjectIDList {
-        try store(for: plan.entity).backend.fetchIDList(plan)
+    func fetchIDList(_ plan: FetchPlan, options: ReadOptions) throws -> ObjectIDList {
+        try store(for: plan.entity).backend.fetchIDList(plan, options: options)
     }
 
-    func count(_ plan: FetchPlan) throws -> Int {
-        try store(for: plan.entity).backend.count(plan)
+    func count(_ plan: FetchPlan, options: ReadOptions) throws -> Int {
+        try store(for: plan.entity).backend.count(plan, options: options)
     }
 
-    func snapshots(for ids: [ManagedObjectID], maxAge: TimeInterval) throws -> [RowSnapshot] {
+    /// Answers from the row cache what `options` allows (`rowCacheMaxAge`), loads the rest from
+    /// the stores, and caches what it loaded when `options.fillsRowCache`.
+    func snapshots(for ids: [ManagedObjectID], options: ReadOptions) throws -> [RowSnapshot] {
         var result: [RowSnapshot] = []
         var missing: [ManagedObjectID] = []
+        let maxAge = options.rowCacheMaxAge
         for id in ids {
             if let cached = rowCache.snapshot(for: id, maxAge: maxAge) {
                 result.append(cached)
@@ -184,16 +188,16 @@ extension PersistentStoreCoordinator: ParentStore {
         let stores = persistentStores
         var loaded: [RowSnapshot]
         if stores.count == 1, let only = stores.first {
-            loaded = try only.backend.snapshots(for: missing)
+            loaded = try only.backend.snapshots(for: missing, options: options)
         } else {
             var grouped: [ObjectIdentifier: (PersistentStore, [ManagedObjectID])] = [:]
             for id in missing {
                 let store = try store(for: id)
                 grouped[ObjectIdentifier(store), default: (store, [])].1.append(id)
             }
-            loaded = try grouped.values.flatMap { try $0.0.backend.snapshots(for: $0.1) }
+            loaded = try grouped.values.flatMap { try $0.0.backend.snapshots(for: $0.1, options: options) }
         }
-        if CurrentGeneration.value == nil && !BatchedRead.isActive { rowCache.store(loaded) }
+        if options.fillsRowCache { rowCache.store(loaded) }
         result += loaded
         return result
     }
@@ -207,9 +211,9 @@ extension PersistentStoreCoordinator: ParentStore {
         }
     }
 
-    func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [ManagedObjectID]] {
+    func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
         guard let first = ids.first else { return [:] }
-        return try store(for: first).backend.toManyIDs(of: ids, relationship: relationship)
+        return try store(for: first).backend.toManyIDs(of: ids, relationship: relationship, options: options)
     }
 
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {

@@ -1,5 +1,4 @@
 import Foundation
-import StrataLocks
 
 /// A point in a store's history that a context can read from (Core Data's
 /// `NSQueryGenerationToken`).
@@ -25,57 +24,23 @@ public final class QueryGenerationToken: Sendable, Equatable {
     public static func == (lhs: QueryGenerationToken, rhs: QueryGenerationToken) -> Bool { lhs.kind == rhs.kind }
 }
 
-/// What a store keeps for one pinned generation (a held read transaction, or a frozen state).
-protocol PinnedStoreState: AnyObject, Sendable {
-    /// Releases the held state.
-    func release()
-}
-
-/// A context's pinned generation: one pinned state per store.
+/// A context's pinned generation: its token, and the state each store holds for it (what reads
+/// through it carry in ``ReadOptions/generation``).
 final class PinnedGeneration: Sendable {
     let token: QueryGenerationToken
-    private let states: StrataLock<[ObjectIdentifier: any PinnedStoreState]>
+    let states: PinnedStoreStates
 
     init(states: [ObjectIdentifier: any PinnedStoreState]) {
         self.token = QueryGenerationToken(kind: .pinned(UUID()))
-        self.states = StrataLock(states)
+        self.states = PinnedStoreStates(states)
     }
 
-    func state(for store: AnyObject) -> (any PinnedStoreState)? {
-        states.withLock { $0[ObjectIdentifier(store)] }
-    }
-
-    func release() {
-        let all = states.withLock { current -> [any PinnedStoreState] in
-            defer { current.removeAll() }
-            return Array(current.values)
-        }
-        for state in all { state.release() }
-    }
-
-    deinit { release() }
+    /// Releases the stores' held states (they are also released with the last reference).
+    func release() { states.release() }
 }
 
-/// The generation the current thread reads through (set while a pinned context calls its
-/// coordinator; contexts run their calls on their own queue, so a thread-local is exact). The
-/// slot does not own the generation: `with` keeps it alive while it is set.
-enum CurrentGeneration {
-    private static let slot = ThreadLocalSlot()
-
-    static var value: PinnedGeneration? {
-        guard let pointer = slot.value else { return nil }
-        return Unmanaged<PinnedGeneration>.fromOpaque(pointer).takeUnretainedValue()
-    }
-
-    /// Runs `body` reading through `generation`.
-    static func with<T>(_ generation: PinnedGeneration, _ body: () throws -> T) rethrows -> T {
-        try withExtendedLifetime(generation) {
-            try slot.with(Unmanaged.passUnretained(generation).toOpaque(), body)
-        }
-    }
-}
-
-/// A parent store that reads through a pinned generation.
+/// A parent store that reads through a pinned generation: a decorator of the coordinator that
+/// sets the generation in the options of every read it forwards (writes go through as they are).
 final class PinnedParentStore: ParentStore {
     let base: PersistentStoreCoordinator
     let generation: PinnedGeneration
@@ -87,20 +52,20 @@ final class PinnedParentStore: ParentStore {
 
     var rootCoordinator: PersistentStoreCoordinator? { base }
 
-    private func pinned<T>(_ body: () throws -> T) rethrows -> T {
-        try CurrentGeneration.with(generation, body)
-    }
+    private func pinned(_ options: ReadOptions) -> ReadOptions { options.reading(through: generation.states) }
 
-    func fetchRows(_ plan: FetchPlan) throws -> [RowSnapshot] { try pinned { try base.fetchRows(plan) } }
-    func fetchIDs(_ plan: FetchPlan) throws -> [ManagedObjectID] { try pinned { try base.fetchIDs(plan) } }
-    func fetchIDList(_ plan: FetchPlan) throws -> ObjectIDList { try pinned { try base.fetchIDList(plan) } }
-    func count(_ plan: FetchPlan) throws -> Int { try pinned { try base.count(plan) } }
-    func fetchDictionaryRows(_ plan: DictionaryPlan) throws -> [[RowEvaluator.Operand]] { try pinned { try base.fetchDictionaryRows(plan) } }
-    func snapshots(for ids: [ManagedObjectID], maxAge: TimeInterval) throws -> [RowSnapshot] {
-        try pinned { try base.snapshots(for: ids, maxAge: 0) }
+    func fetchRows(_ plan: FetchPlan, options: ReadOptions) throws -> [RowSnapshot] { try base.fetchRows(plan, options: pinned(options)) }
+    func fetchIDs(_ plan: FetchPlan, options: ReadOptions) throws -> [ManagedObjectID] { try base.fetchIDs(plan, options: pinned(options)) }
+    func fetchIDList(_ plan: FetchPlan, options: ReadOptions) throws -> ObjectIDList { try base.fetchIDList(plan, options: pinned(options)) }
+    func count(_ plan: FetchPlan, options: ReadOptions) throws -> Int { try base.count(plan, options: pinned(options)) }
+    func fetchDictionaryRows(_ plan: DictionaryPlan, options: ReadOptions) throws -> [[RowEvaluator.Operand]] {
+        try base.fetchDictionaryRows(plan, options: pinned(options))
     }
-    func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [ManagedObjectID]] {
-        try pinned { try base.toManyIDs(of: ids, relationship: relationship) }
+    func snapshots(for ids: [ManagedObjectID], options: ReadOptions) throws -> [RowSnapshot] {
+        try base.snapshots(for: ids, options: pinned(options))
+    }
+    func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
+        try base.toManyIDs(of: ids, relationship: relationship, options: pinned(options))
     }
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult { try base.save(changes) }
     func obtainPermanentIDs(for temporaryIDs: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] {

@@ -10,20 +10,23 @@ protocol StoreBackend: AnyObject, Sendable {
     /// Replaces the app-defined part of the metadata (written at the next save).
     func setMetadata(_ metadata: [String: any Sendable]) throws
 
+    // Reads: each reads the state `options.generation` holds for this store when there is
+    // one, else the current state (the row-cache fields are the coordinator's business).
+
     /// Rows matching a plan, with their values.
-    func fetchRows(_ plan: FetchPlan) throws -> [RowSnapshot]
+    func fetchRows(_ plan: FetchPlan, options: ReadOptions) throws -> [RowSnapshot]
     /// IDs of the rows matching a plan, in order.
-    func fetchIDs(_ plan: FetchPlan) throws -> [ManagedObjectID]
+    func fetchIDs(_ plan: FetchPlan, options: ReadOptions) throws -> [ManagedObjectID]
     /// IDs of the rows matching a plan, in order, in compact form.
-    func fetchIDList(_ plan: FetchPlan) throws -> ObjectIDList
+    func fetchIDList(_ plan: FetchPlan, options: ReadOptions) throws -> ObjectIDList
     /// Number of rows matching a plan (honouring limit and offset).
-    func count(_ plan: FetchPlan) throws -> Int
+    func count(_ plan: FetchPlan, options: ReadOptions) throws -> Int
     /// The visible columns of a dictionary fetch's result rows.
-    func fetchDictionaryRows(_ plan: DictionaryPlan) throws -> [[RowEvaluator.Operand]]
+    func fetchDictionaryRows(_ plan: DictionaryPlan, options: ReadOptions) throws -> [[RowEvaluator.Operand]]
     /// The rows of `ids` that still exist (any order).
-    func snapshots(for ids: [ManagedObjectID]) throws -> [RowSnapshot]
+    func snapshots(for ids: [ManagedObjectID], options: ReadOptions) throws -> [RowSnapshot]
     /// The contents of a to-many relationship for each of `ids` (every owner gets an entry).
-    func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [ManagedObjectID]]
+    func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]]
     /// Writes a change set in one transaction: all of it or none of it.
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult
     /// Writes a change set in one transaction that stays open while `body` runs and commits
@@ -37,14 +40,21 @@ protocol StoreBackend: AnyObject, Sendable {
     func close()
     /// Holds the store's current state for reads through a pinned query generation.
     func pinGeneration() throws -> any PinnedStoreState
-    /// The object a pinned generation's state is filed under (what the store's read path looks up).
+    /// The object a pinned generation's state is filed under (what the store's read path looks
+    /// up in ``ReadOptions/generation``).
     var generationKey: AnyObject { get }
 }
 
 extension StoreBackend {
-    func fetchIDList(_ plan: FetchPlan) throws -> ObjectIDList {
-        ObjectIDList(try fetchIDs(plan), entity: plan.entity)
+    func fetchIDList(_ plan: FetchPlan, options: ReadOptions) throws -> ObjectIDList {
+        ObjectIDList(try fetchIDs(plan, options: options), entity: plan.entity)
     }
+}
+
+/// What a store keeps for one pinned generation (a held read transaction, or a frozen state).
+protocol PinnedStoreState: AnyObject, Sendable {
+    /// Releases the held state.
+    func release()
 }
 
 /// The inserted, updated and deleted rows of one save, in stored form.

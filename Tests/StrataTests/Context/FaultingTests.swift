@@ -1,7 +1,8 @@
 import Foundation
-import Strata
 import StrataTestSupport
 import Testing
+
+@testable import Strata
 
 @Suite("Faulting, row cache and batched fetching")
 struct FaultingTests {
@@ -190,6 +191,113 @@ struct FaultingTests {
                 for person in people { _ = person.value(forKey: "name") }
             }
             #expect(selects(statements).count == 3)
+        }
+    }
+
+    @Test("both batched paths leave the row cache unfilled; small fetches and faults fill it, pinned reads never", arguments: TestStack.Kind.allCases)
+    func batchedPathsDoNotFillTheRowCache(kind: TestStack.Kind) throws {
+        // Strata rule (docs/faulting.md): a batched walk reads each row once and releases it a
+        // batch later, so its batches stay out of the row cache — whether it is a
+        // fetchBatched(_:) walk or a fetch with fetchBatchSize whose faults fire a batch at a
+        // time. Fetches of up to 10,000 rows and single faults fill it (Core Data's row cache:
+        // another context fires the same objects without I/O); reads through a query
+        // generation never do (their rows may be older than the cache's).
+        let stack = try peopleStack(300, kind: kind)
+        let cache = stack.coordinator.rowCache
+        try #require(cache.liveCount == 0)  // the save's rows went with the writer's objects
+        let request = FetchRequest<ManagedObject>(entityName: "Person")
+        request.fetchBatchSize = 100
+        let faulting = stack.newContext()
+        try faulting.performAndWait {
+            let people = try faulting.fetch(request)
+            for person in people { _ = person.value(forKey: "name") }
+            #expect(people.allSatisfy { !$0.isFault })
+            #expect(cache.liveCount == 0)  // while all 300 are alive
+            withExtendedLifetime(people) {}
+        }
+        let walking = stack.newContext()
+        try walking.performAndWait {
+            let results = try walking.fetchBatched(request)
+            #expect(results.filter { $0.value(forKey: "name") != nil }.count == 300)
+            #expect(results.batchesLoaded == 3)
+            #expect(cache.liveCount == 0)  // while the last two batches are alive
+            withExtendedLifetime(results) {}
+        }
+        let ids = FetchRequest<ManagedObjectID>(entityName: "Person")
+        ids.resultType = .managedObjectIDResultType
+        let pinned = stack.newContext()
+        try pinned.performAndWait {
+            try pinned.setQueryGenerationFrom(.current)
+            let fault = pinned.object(with: try #require(try pinned.fetch(ids).first))
+            _ = fault.value(forKey: "name")
+            #expect(!fault.isFault)
+            let people = try pinned.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
+            #expect(people.count == 300)
+            #expect(cache.liveCount == 0)
+            withExtendedLifetime(people) {}
+        }
+        let single = stack.newContext()
+        try single.performAndWait {
+            let fault = single.object(with: try #require(try single.fetch(ids).first))
+            _ = fault.value(forKey: "name")
+            #expect(!fault.isFault)
+            #expect(cache.liveCount == 1)
+            withExtendedLifetime(fault) {}
+        }
+        let plain = stack.newContext()
+        try plain.performAndWait {
+            let people = try plain.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
+            #expect(cache.liveCount == 300)
+            withExtendedLifetime(people) {}
+        }
+    }
+
+    @Test("a parent context passes its child's read options on", arguments: TestStack.Kind.allCases)
+    func parentPassesReadOptionsOn(kind: TestStack.Kind) throws {
+        // Core Data: a child context fetches and fires faults through its parent context, which
+        // answers from its own objects or asks its own parent store. Strata rule (DESIGN.md):
+        // read modes are parameters of every read, and a parent passes its child's on where it
+        // reads through — here, a child's batched walks stay out of the row cache.
+        let stack = try peopleStack(300, kind: kind)
+        let cache = stack.coordinator.rowCache
+        try #require(cache.liveCount == 0)
+        let parent = stack.newContext()
+        let request = FetchRequest<ManagedObject>(entityName: "Person")
+        request.fetchBatchSize = 100
+        for walk in [false, true] {
+            let child = ManagedObjectContext(concurrencyType: .privateQueue)
+            child.parent = parent
+            try child.performAndWait {
+                // The results stay alive while the cache is checked (entries hold rows weakly).
+                let people: any Collection<ManagedObject> = walk ? try child.fetchBatched(request) : try child.fetch(request)
+                #expect(people.filter { $0.value(forKey: "name") != nil }.count == 300)
+                #expect(cache.liveCount == 0, "walk: \(walk)")
+                withExtendedLifetime(people) {}
+            }
+        }
+    }
+
+    @Test("a parent context passes its child's staleness on to the coordinator")
+    func parentPassesStalenessOn() throws {
+        // Core Data: a context's stalenessInterval decides whether a fault may fire from the
+        // row cache; a child context's faults reach the row cache through its parent. Strata:
+        // the staleness travels as ReadOptions.maxAge, which the parent passes on unchanged.
+        let stack = try peopleStack(5)
+        let holder = stack.newContext()
+        holder.retainsRegisteredObjects = true  // keeps the rows cached
+        let ids: [ManagedObjectID] = try holder.performAndWait {
+            try holder.fetch(FetchRequest<ManagedObject>(entityName: "Person")).map(\.objectID)
+        }
+        let recorder = stack.recordSQL()
+        let parent = stack.newContext()
+        for (staleness, queries) in [(-1.0, 0), (0.0, 1)] {
+            let child = ManagedObjectContext(concurrencyType: .privateQueue)
+            child.parent = parent
+            child.stalenessInterval = staleness
+            child.performAndWait {
+                let statements = recorder.statements { _ = child.object(with: ids[0]).value(forKey: "name") }
+                #expect(selects(statements).count == queries, "staleness \(staleness)")
+            }
         }
     }
 

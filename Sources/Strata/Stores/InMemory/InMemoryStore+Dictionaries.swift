@@ -2,8 +2,8 @@ import Foundation
 
 /// Dictionary fetches computed by the in-memory evaluator over the store's rows.
 extension InMemoryStore {
-    func fetchDictionaryRows(_ plan: DictionaryPlan) throws -> [[RowEvaluator.Operand]] {
-        let current = snapshotState()
+    func fetchDictionaryRows(_ plan: DictionaryPlan, options: ReadOptions) throws -> [[RowEvaluator.Operand]] {
+        let current = snapshotState(options)
         let index = InMemoryToManyIndex(store: self, state: current)
         var matched: [any EvaluationRow] = []
         for row in Self.rowsInKeyOrder(current.tables[plan.rows.entity.rootEntity.name] ?? [:]) {

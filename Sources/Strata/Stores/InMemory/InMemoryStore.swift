@@ -64,9 +64,9 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
     private func tableName(_ entity: EntityDescription) -> String { entity.rootEntity.name }
 
     /// A copy of the state to read without holding the lock (copy-on-write: no copy is made);
-    /// the pinned one when the current thread reads through a query generation of this store.
-    func snapshotState() -> State {
-        if let pinned = CurrentGeneration.value?.state(for: self) as? PinnedMemoryState { return pinned.state }
+    /// the pinned one when `options` read through a query generation of this store.
+    func snapshotState(_ options: ReadOptions) -> State {
+        if let generation = options.generation, let pinned = generation.state(for: self) as? PinnedMemoryState { return pinned.state }
         return state.withLock { $0 }
     }
 
@@ -92,25 +92,25 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
         return ordered.compactMap { ($0 as? StoredRow)?.snapshot }
     }
 
-    func fetchRows(_ plan: FetchPlan) throws -> [RowSnapshot] {
-        try matchingRows(plan, in: snapshotState())
+    func fetchRows(_ plan: FetchPlan, options: ReadOptions) throws -> [RowSnapshot] {
+        try matchingRows(plan, in: snapshotState(options))
     }
 
-    func fetchIDs(_ plan: FetchPlan) throws -> [ManagedObjectID] {
-        try matchingRows(plan, in: snapshotState()).map(\.objectID)
+    func fetchIDs(_ plan: FetchPlan, options: ReadOptions) throws -> [ManagedObjectID] {
+        try matchingRows(plan, in: snapshotState(options)).map(\.objectID)
     }
 
-    func count(_ plan: FetchPlan) throws -> Int {
-        try matchingRows(plan, in: snapshotState()).count
+    func count(_ plan: FetchPlan, options: ReadOptions) throws -> Int {
+        try matchingRows(plan, in: snapshotState(options)).count
     }
 
-    func snapshots(for ids: [ManagedObjectID]) throws -> [RowSnapshot] {
-        let current = snapshotState()
+    func snapshots(for ids: [ManagedObjectID], options: ReadOptions) throws -> [RowSnapshot] {
+        let current = snapshotState(options)
         return ids.compactMap { id in id.primaryKey.flatMap { current.tables[tableName(id.entity)]?[$0] } }
     }
 
-    func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [ManagedObjectID]] {
-        let current = snapshotState()
+    func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
+        let current = snapshotState(options)
         var result: [ManagedObjectID: [ManagedObjectID]] = [:]
         for id in ids { result[id] = toMany(of: id, relationship: relationship, in: current) }
         return result

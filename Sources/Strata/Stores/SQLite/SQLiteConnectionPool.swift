@@ -32,10 +32,10 @@ final class SQLiteConnectionPool: @unchecked Sendable {
         return try body(writer)
     }
 
-    /// Runs `body` with a reader connection: the pinned one when the current thread reads
-    /// through a query generation of this store.
-    func withReader<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        if let pinned = CurrentGeneration.value?.state(for: self) as? PinnedSQLiteState {
+    /// Runs `body` with a reader connection: the pinned one when `options` read through a query
+    /// generation of this store, else one from the pool.
+    func withReader<T>(_ options: ReadOptions, _ body: (SQLiteConnection) throws -> T) throws -> T {
+        if let generation = options.generation, let pinned = generation.state(for: self) as? PinnedSQLiteState {
             return try pinned.withConnection(body)
         }
         let reader = try checkOutReader()

@@ -3,11 +3,11 @@ import StrataSQLite
 
 /// Dictionary fetches as one SQL statement on a reader connection.
 extension SQLiteStore {
-    func fetchDictionaryRows(_ plan: DictionaryPlan) throws -> [[RowEvaluator.Operand]] {
+    func fetchDictionaryRows(_ plan: DictionaryPlan, options: ReadOptions) throws -> [[RowEvaluator.Operand]] {
         let (sql, reads) = try DictionarySQLCompiler(schema: schema, plan: plan).compile()
         let fallback = plan.rows.entity
         do {
-            return try pool.withReader { connection in
+            return try pool.withReader(options) { connection in
                 let statement = try connection.cachedStatement(sql.text)
                 var rows: [[RowEvaluator.Operand]] = []
                 try statement.forEachRow(sql.bindings.sqliteValues) { row in

@@ -31,10 +31,10 @@ extension SQLiteStore {
         return ([alias + ".Z_PK", alias + ".Z_ENT", alias + ".Z_OPT"] + table.columns.map { alias + "." + SQLFragment.identifier($0.name) }).joined(separator: ", ")
     }
 
-    func fetchRows(_ plan: FetchPlan) throws -> [RowSnapshot] {
+    func fetchRows(_ plan: FetchPlan, options: ReadOptions) throws -> [RowSnapshot] {
         let sql = try selectSQL(plan, columns: allColumns(of: plan.entity, alias: "t0"))
         do {
-            return try pool.withReader { connection in
+            return try pool.withReader(options) { connection in
                 let statement = try connection.cachedStatement(sql.text)
                 var rows: [RowSnapshot] = []
                 var decoder = RowDecoder(store: self)
@@ -50,10 +50,10 @@ extension SQLiteStore {
         }
     }
 
-    func fetchIDs(_ plan: FetchPlan) throws -> [ManagedObjectID] {
+    func fetchIDs(_ plan: FetchPlan, options: ReadOptions) throws -> [ManagedObjectID] {
         let sql = try selectSQL(plan, columns: "t0.Z_PK, t0.Z_ENT")
         do {
-            return try pool.withReader { connection in
+            return try pool.withReader(options) { connection in
                 let statement = try connection.cachedStatement(sql.text)
                 var ids: [ManagedObjectID] = []
                 let fallback = plan.entity
@@ -70,10 +70,10 @@ extension SQLiteStore {
         }
     }
 
-    func fetchIDList(_ plan: FetchPlan) throws -> ObjectIDList {
+    func fetchIDList(_ plan: FetchPlan, options: ReadOptions) throws -> ObjectIDList {
         let sql = try selectSQL(plan, columns: "t0.Z_PK, t0.Z_ENT")
         do {
-            return try pool.withReader { connection in
+            return try pool.withReader(options) { connection in
                 let statement = try connection.cachedStatement(sql.text)
                 var list = ObjectIDList(entity: plan.entity, store: token, model: model)
                 try statement.forEachRow(sql.bindings.sqliteValues) { row in
@@ -86,7 +86,7 @@ extension SQLiteStore {
         }
     }
 
-    func count(_ plan: FetchPlan) throws -> Int {
+    func count(_ plan: FetchPlan, options: ReadOptions) throws -> Int {
         var sql: SQLFragment
         if plan.limit > 0 || plan.offset > 0 {
             sql = "SELECT count(*) FROM (" + (try selectSQL(plan, columns: "1")) + ")"
@@ -94,7 +94,7 @@ extension SQLiteStore {
             sql = try selectSQL(plan.with(resultKind: .count), columns: "count(*)")
         }
         do {
-            return try pool.withReader { connection in
+            return try pool.withReader(options) { connection in
                 let statement = try connection.cachedStatement(sql.text)
                 var count = 0
                 try statement.forEachRow(sql.bindings.sqliteValues) { count = Int($0.int64(at: 0)) }
@@ -164,7 +164,7 @@ extension SQLiteStore {
         .text("[" + keys.map(String.init).joined(separator: ",") + "]")
     }
 
-    func snapshots(for ids: [ManagedObjectID]) throws -> [RowSnapshot] {
+    func snapshots(for ids: [ManagedObjectID], options: ReadOptions) throws -> [RowSnapshot] {
         guard !ids.isEmpty else { return [] }
         var byTable: [String: (entity: EntityDescription, keys: [Int64])] = [:]
         for id in ids {
@@ -172,7 +172,7 @@ extension SQLiteStore {
             byTable[table.name, default: (id.entity.rootEntity, [])].keys.append(pk)
         }
         do {
-            return try pool.withReader { connection in
+            return try pool.withReader(options) { connection in
                 var rows: [RowSnapshot] = []
                 rows.reserveCapacity(ids.count)
                 var decoder = RowDecoder(store: self)
@@ -192,7 +192,7 @@ extension SQLiteStore {
         }
     }
 
-    func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [ManagedObjectID]] {
+    func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
         var result: [ManagedObjectID: [ManagedObjectID]] = [:]
         var owners: [Int64: ManagedObjectID] = [:]
         for id in ids {
@@ -216,7 +216,7 @@ extension SQLiteStore {
                 "SELECT j.\(mine), j.\(other), d.Z_ENT FROM \(SQLFragment.identifier(join.name)) j JOIN \(SQLFragment.identifier(destinationTable.name)) d ON d.Z_PK = j.\(other) WHERE j.\(mine) IN (SELECT value FROM json_each(?)) ORDER BY j.\(mine), \(order)j.\(other)"
         }
         do {
-            try pool.withReader { connection in
+            try pool.withReader(options) { connection in
                 let statement = try connection.cachedStatement(sql)
                 try statement.forEachRow([jsonKeys(Array(owners.keys))]) { row in
                     guard let owner = owners[row.int64(at: 0)] else { return }
