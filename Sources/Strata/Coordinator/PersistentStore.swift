@@ -16,10 +16,16 @@ public final class PersistentStore: @unchecked Sendable, CustomStringConvertible
     public let options: [String: any Sendable]
     /// The coordinator the store belongs to.
     public internal(set) weak var persistentStoreCoordinator: PersistentStoreCoordinator?
+    /// The store object: an instance of the class registered for `type`.
+    public let incrementalStore: IncrementalStore
     let backend: any StoreBackend
     let entities: Set<ObjectIdentifier>
 
-    init(type: StoreType, url: URL?, configurationName: String?, options: [String: any Sendable], backend: any StoreBackend, entities: [EntityDescription]) {
+    init(
+        type: StoreType, url: URL?, configurationName: String?, options: [String: any Sendable], store: IncrementalStore, backend: any StoreBackend,
+        entities: [EntityDescription]
+    ) {
+        self.incrementalStore = store
         self.type = type
         self.url = url
         self.configurationName = configurationName
@@ -35,7 +41,7 @@ public final class PersistentStore: @unchecked Sendable, CustomStringConvertible
     public var isReadOnly: Bool { (options[PersistentStoreOption.readOnly] as? Bool) ?? false }
 
     /// The store's metadata: its identifier, type, model version hashes and app values.
-    public var metadata: [String: any Sendable] { backend.metadata() }
+    public var metadata: [String: any Sendable] { backend.metadata }
 
     /// Whether the store holds objects of `entity`.
     func holds(_ entity: EntityDescription) -> Bool { entities.contains(ObjectIdentifier(entity)) }

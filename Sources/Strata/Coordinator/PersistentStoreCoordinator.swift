@@ -48,9 +48,13 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The stores added so far.
     public var persistentStores: [PersistentStore] { storesState.withLock { $0 } }
 
-    /// Adds a store and returns it. For `.sqlite`, `url` is the database file (created when
-    /// missing, with its folder). Throws when the model has problems, the file is not a Strata
-    /// store, is damaged, or was made with a different model (134080). Callable from any thread.
+    /// Adds a store and returns it: an instance of the class registered for `type` (see
+    /// ``registerStoreClass(_:forStoreType:)``; `.sqlite` and `.inMemory` are built in), created
+    /// with the model, the configuration's entities, `url` and `options`, then loaded. For
+    /// `.sqlite`, `url` is the database file (created when missing, with its folder). Throws for
+    /// an unregistered type (134000), when the model has problems, when the file is not a Strata
+    /// store, is damaged, or was made with a different model (134080), and whatever the store's
+    /// own `init` or `loadMetadata()` throws. Callable from any thread.
     @discardableResult
     public func addPersistentStore(
         type: StoreType = .sqlite, configuration: String? = nil, at url: URL? = nil, options: [String: any Sendable]? = nil
@@ -58,22 +62,26 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         try managedObjectModel.freeze()
         let options = options ?? [:]
         let entities = managedObjectModel.entities(forConfigurationName: configuration)
-        let backend: any StoreBackend
-        switch type {
-        case .sqlite:
-            guard let url else {
-                throw StrataError(code: StrataError.Code.persistentStoreInvalidType, message: "A SQLite store needs a file URL")
-            }
-            if let existing = persistentStores.first(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
-                throw StrataError(code: StrataError.Code.persistentStoreOpen, message: "The store at this URL is already added to this coordinator (\(existing.identifier))", url: url)
-            }
-            backend = try SQLiteStore(url: url, model: managedObjectModel, configuration: SQLiteStoreConfiguration(options: options), observers: sqlObservers)
-        case .inMemory:
-            backend = InMemoryStore(model: managedObjectModel)
-        default:
-            throw StrataError(code: StrataError.Code.persistentStoreInvalidType, message: "Unknown store type '\(type.rawValue)' (use .sqlite or .inMemory)", url: url)
+        guard let storeClass = Self.storeClass(forStoreType: type) else {
+            throw StrataError(
+                code: StrataError.Code.persistentStoreInvalidType,
+                message: "Unknown store type '\(type.rawValue)': use .sqlite or .inMemory, or register a class with PersistentStoreCoordinator.registerStoreClass(_:forStoreType:)", url: url)
         }
-        let store = PersistentStore(type: type, url: url, configurationName: configuration, options: options, backend: backend, entities: entities)
+        if let url, let existing = persistentStores.first(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
+            throw StrataError(code: StrataError.Code.persistentStoreOpen, message: "The store at this URL is already added to this coordinator (\(existing.identifier))", url: url)
+        }
+        // The coordinator's SQL observers reach the SQLite store with its options.
+        var storeOptions = options
+        storeOptions[SQLObservers.optionKey] = sqlObservers
+        let incremental = try storeClass.init(model: managedObjectModel, configurationName: configuration, url: url, options: storeOptions)
+        do {
+            try incremental.load()
+        } catch {
+            incremental.close()
+            throw StrataError.wrapping(error, while: "Loading the store's metadata", url: url, defaultCode: StrataError.Code.persistentStoreOpen)
+        }
+        let backend = (incremental as? any StoreBackend) ?? IncrementalStoreBackend(incremental)
+        let store = PersistentStore(type: type, url: url, configurationName: configuration, options: options, store: incremental, backend: backend, entities: entities)
         store.persistentStoreCoordinator = self
         storesState.withLock { $0.append(store) }
         return store
@@ -252,8 +260,8 @@ extension PersistentStoreCoordinator: ParentStore {
     /// never wait for each other's locks in opposite orders.
     private func saveNested(_ parts: [(PersistentStore, StoreChangeSet)]) throws -> StoreSaveResult {
         let ordered = parts.sorted { a, b in
-            let (aMemory, bMemory) = (a.0.type == .inMemory, b.0.type == .inMemory)
-            if aMemory != bMemory { return aMemory }
+            let (aRank, bRank) = (Self.nestingRank(a.0), Self.nestingRank(b.0))
+            if aRank != bRank { return aRank < bRank }
             return (a.0.url?.path ?? a.0.identifier) < (b.0.url?.path ?? b.0.identifier)
         }
         var result = StoreSaveResult()
@@ -278,6 +286,18 @@ extension PersistentStoreCoordinator: ParentStore {
             throw incomplete
         }
         return result
+    }
+
+    /// Where a store's transaction goes in a save spanning several stores (outermost first):
+    /// in-memory stores, whose commit cannot fail; then SQLite files; then stores written
+    /// against the public seam, which save at once and cannot roll back, so they go innermost:
+    /// everything that can still fail has written (and can roll back) before they save.
+    private static func nestingRank(_ store: PersistentStore) -> Int {
+        switch store.backend {
+        case is InMemoryStore: return 0
+        case is SQLiteStore: return 1
+        default: return 2
+        }
     }
 
     func obtainPermanentIDs(for temporaryIDs: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] {

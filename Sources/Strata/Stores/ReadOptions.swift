@@ -14,7 +14,7 @@ import StrataLocks
 ///   them; a parent context passes its child's options on to its own parent.
 ///
 /// A small value (three words), passed by value: making one never allocates.
-struct ReadOptions: Sendable {
+public struct ReadOptions: Sendable {
     /// The query generation to read through (Core Data's pinned `NSQueryGenerationToken`), or
     /// nil to read the stores' current state. A read through a generation neither answers
     /// from the row cache nor fills it: the cache holds current rows, and a generation's rows
@@ -44,6 +44,13 @@ struct ReadOptions: Sendable {
         var options = self
         options.generation = generation
         return options
+    }
+
+    /// The state `store` pinned for the query generation this read goes through (what its
+    /// ``IncrementalStore/pinGeneration()`` returned), or `nil` to read the current state. A
+    /// store that pins states reads through this one.
+    public func pinnedState(for store: IncrementalStore) -> (any PinnedStoreState)? {
+        generation?.state(for: store)
     }
 
     /// Whether the rows this read loads go into the row cache (never for a pinned read).

@@ -1,13 +1,17 @@
 import Foundation
 
-/// What a persistent store does for its coordinator. Implementations are thread-safe: the
-/// coordinator calls them from the queues of many contexts at once.
+/// What a store does for its coordinator: the coordinator's view of every store. The built-in
+/// stores implement it directly (one SQL statement for a count or a dictionary fetch, nested
+/// transactions for a save spanning several stores); a store written against the public seam
+/// is reached through `IncrementalStoreBackend`, which builds these on its primitives.
+/// Implementations are thread-safe: the coordinator calls them from the queues of many
+/// contexts at once.
 protocol StoreBackend: AnyObject, Sendable {
     /// The identity shared by every object ID of this store.
     var token: StoreToken { get }
     /// The store's metadata (its identifier, type, model version hashes, and app values).
-    func metadata() -> [String: any Sendable]
-    /// Replaces the app-defined part of the metadata (written at the next save).
+    var metadata: [String: any Sendable] { get }
+    /// Replaces the app-defined part of the metadata (Strata's own keys are kept) and writes it.
     func setMetadata(_ metadata: [String: any Sendable]) throws
 
     // Reads: each reads the state `options.generation` holds for this store when there is
@@ -49,69 +53,4 @@ extension StoreBackend {
     func fetchIDList(_ plan: FetchPlan, options: ReadOptions) throws -> ObjectIDList {
         ObjectIDList(try fetchIDs(plan, options: options), entity: plan.entity)
     }
-}
-
-/// What a store keeps for one pinned generation (a held read transaction, or a frozen state).
-protocol PinnedStoreState: AnyObject, Sendable {
-    /// Releases the held state.
-    func release()
-}
-
-/// The inserted, updated and deleted rows of one save, in stored form.
-struct StoreChangeSet: @unchecked Sendable {
-    // @unchecked Sendable: built on the saving context's queue, then only read by the store;
-    // holds frozen model descriptions.
-    var inserts: [RowChange] = []
-    var updates: [RowChange] = []
-    var deletes: [RowDeletion] = []
-    var toManyChanges: [ToManyChange] = []
-
-    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && toManyChanges.isEmpty }
-}
-
-/// One inserted or updated row. An inserted row whose ID is already permanent (from
-/// `obtainPermanentIDs(for:)`) keeps that key.
-struct RowChange {
-    var objectID: ManagedObjectID
-    /// The version the context last read (updates); 0 for inserts.
-    var baseVersion: Int64
-    var attributes: ContiguousArray<StoredValue>
-    var toOne: ContiguousArray<ManagedObjectID?>
-    /// For updates: the attribute slots that changed (all for inserts).
-    var changedAttributeSlots: [Int]
-    /// For updates: the to-one slots that changed.
-    var changedToOneSlots: [Int]
-    /// Whether an update may overwrite the row whatever its version (merge policies that let
-    /// the object win).
-    var ignoresVersion = false
-    /// For updates: the values the saving context last read (a parent context compares them
-    /// with its own, as a store compares versions).
-    var base: RowSnapshot?
-}
-
-/// One deleted row.
-struct RowDeletion {
-    var objectID: ManagedObjectID
-    var baseVersion: Int64
-    var ignoresVersion = false
-    /// The values the saving context last read (see ``RowChange/base``).
-    var base: RowSnapshot?
-}
-
-/// The new contents of a to-many relationship of one object.
-struct ToManyChange {
-    var owner: ManagedObjectID
-    var relationship: RelationshipDescription
-    var added: [ManagedObjectID]
-    var removed: [ManagedObjectID]
-    /// For ordered relationships: the whole new order.
-    var ordered: [ManagedObjectID]?
-}
-
-/// What a successful save did.
-struct StoreSaveResult: Sendable {
-    /// Temporary IDs of inserted objects and the permanent IDs they received.
-    var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
-    /// The new row version of every inserted and updated object (by permanent ID).
-    var versions: [ManagedObjectID: Int64] = [:]
 }

@@ -9,4 +9,7 @@ public enum StoreMetadataKey {
     public static let modelVersionHash = "StrataModelVersionHash"
     /// `[entity name: hex version hash]` of the model the store was made with.
     public static let entityVersionHashes = "NSStoreModelVersionHashes"
+
+    /// The keys Strata owns; an app's metadata cannot change them.
+    static let strataKeys = [storeUUID, storeType, modelVersionHash, entityVersionHashes]
 }

@@ -6,7 +6,7 @@ import Synchronization
 /// primary keys and row versions, optimistic locking, relationship storage and ordering. Its
 /// fetches run the in-memory evaluator over stored rows, so it doubles as the second engine
 /// that SQL fetches are checked against. Thread-safe.
-final class InMemoryStore: StoreBackend, @unchecked Sendable {
+final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
     // @unchecked Sendable: all mutable state is inside `state`; the schema is immutable.
     struct State {
         /// Rows by table (inheritance root name) and primary key.
@@ -22,43 +22,72 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
         var positions: [String: [Int64: Int64]] = [:]
         /// Last primary key handed out, by table.
         var lastKeys: [String: Int64] = [:]
-        var metadata: [String: any Sendable] = [:]
     }
 
-    let token: StoreToken
-    let model: ManagedObjectModel
     let schema: SQLiteSchema
     private let state: StrataLock<State>
+    private let initialMetadata: [String: any Sendable]
 
-    init(model: ManagedObjectModel) {
-        self.model = model
+    /// Creates an empty store (`url` and `options` are kept but not used).
+    required init(model: ManagedObjectModel, configurationName: String?, url: URL?, options: [String: any Sendable]) throws {
         self.schema = SQLiteSchema(model: model)
-        let identifier = UUID().uuidString
-        self.token = StoreToken(identifier: identifier)
-        var initial = State()
         var entityHashes: [String: String] = [:]
         for (name, hash) in model.entityVersionHashesByName { entityHashes[name] = hash.hexString }
-        initial.metadata = [
-            StoreMetadataKey.storeUUID: identifier,
+        self.initialMetadata = [
+            StoreMetadataKey.storeUUID: UUID().uuidString,
             StoreMetadataKey.storeType: StoreType.inMemory.rawValue,
             StoreMetadataKey.modelVersionHash: model.versionHash.hexString,
             StoreMetadataKey.entityVersionHashes: entityHashes,
         ]
-        self.state = StrataLock(initial)
+        self.state = StrataLock(State())
+        try super.init(model: model, configurationName: configurationName, url: url, options: options)
     }
 
-    func close() {}
+    override func loadMetadata() throws -> [String: any Sendable] { initialMetadata }
 
-    func metadata() -> [String: any Sendable] { state.withLock { $0.metadata } }
+    var generationKey: AnyObject { self }
 
-    func setMetadata(_ metadata: [String: any Sendable]) throws {
-        state.withLock { current in
-            var merged = metadata
-            for key in [StoreMetadataKey.storeUUID, StoreMetadataKey.storeType, StoreMetadataKey.modelVersionHash, StoreMetadataKey.entityVersionHashes] {
-                merged[key] = current.metadata[key]
-            }
-            current.metadata = merged
+    // MARK: The public primitives, on the direct paths
+
+    override func fetchRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> [IncrementalStoreNode] {
+        try fetchRows(request.plan, options: options)
+    }
+
+    override func fetchObjectIDs(_ request: StoreFetchRequest, options: ReadOptions) throws -> [ManagedObjectID] {
+        try fetchIDs(request.plan, options: options)
+    }
+
+    override func countRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> Int {
+        try count(request.plan, options: options)
+    }
+
+    override func newValuesForObjects(with ids: [ManagedObjectID], options: ReadOptions) throws -> [IncrementalStoreNode] {
+        try snapshots(for: ids, options: options)
+    }
+
+    override func newValues(forRelationship relationship: RelationshipDescription, forObjectsWith ids: [ManagedObjectID], options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
+        try toManyIDs(of: ids, relationship: relationship, options: options)
+    }
+
+    override func save(_ request: SaveChangesRequest) throws -> SaveChangesResult {
+        try save(request.changes)
+    }
+
+    override func obtainPermanentIDs(for entity: EntityDescription, count: Int) throws -> [ManagedObjectID] {
+        try allocatePrimaryKeys(for: entity, count: count).map { newObjectID(for: entity, referenceObject: $0) }
+    }
+
+    /// Dictionary fetches computed by the in-memory evaluator over the store's rows.
+    func fetchDictionaryRows(_ plan: DictionaryPlan, options: ReadOptions) throws -> [[RowEvaluator.Operand]] {
+        let current = snapshotState(options)
+        let index = InMemoryToManyIndex(store: self, state: current)
+        var matched: [any EvaluationRow] = []
+        for row in Self.rowsInKeyOrder(current.tables[plan.rows.entity.rootEntity.name] ?? [:]) {
+            let storedRow = StoredRow(snapshot: row, index: index)
+            if try plan.rows.matches(storedRow) { matched.append(storedRow) }
         }
+        let visible = plan.visibleCount
+        return try DictionaryEvaluator(plan: plan).evaluate(matched).map { Array($0.prefix(visible)) }
     }
 
     private func tableName(_ entity: EntityDescription) -> String { entity.rootEntity.name }
@@ -70,9 +99,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
         return state.withLock { $0 }
     }
 
-    var generationKey: AnyObject { self }
-
-    func pinGeneration() throws -> any PinnedStoreState {
+    override func pinGeneration() throws -> any PinnedStoreState {
         PinnedMemoryState(state: state.withLock { $0 })
     }
 

@@ -9,6 +9,10 @@ package final class SQLObservers: Sendable {
 
     package init() {}
 
+    /// The option key under which a coordinator hands its observers to the stores it creates
+    /// (internal: not a ``PersistentStoreOption``).
+    static let optionKey = "_StrataSQLObservers"
+
     /// Adds an observer; returns a token to remove it.
     @discardableResult
     package func add(_ observer: @escaping @Sendable (String) -> Void) -> UUID {

@@ -42,24 +42,27 @@ extension SQLiteStoreConfiguration {
 
 /// The SQLite persistent store: Core Data's layout (see `SQLiteSchema`), one writer and a pool
 /// of readers on a WAL database, every write in one `BEGIN IMMEDIATE` transaction.
-final class SQLiteStore: StoreBackend, @unchecked Sendable {
+final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
     // @unchecked Sendable: connections are reached only through `pool`, which serialises them;
-    // the metadata is guarded by `metadataState`; everything else is immutable.
-    let url: URL
-    let token: StoreToken
+    // everything else is immutable (the metadata is kept by the base class).
     let schema: SQLiteSchema
     let configuration: SQLiteStoreConfiguration
     let pool: SQLiteConnectionPool
     let sqlObservers: SQLObservers
-    private let metadataState: StrataLock<[String: any Sendable]>
-    /// Entity codes as the store recorded them, by entity name.
-    let model: ManagedObjectModel
+    /// The metadata the store was opened with (what `loadMetadata()` returns).
+    private let openedMetadata: [String: any Sendable]
 
     static let typeName = "SQLite"
 
-    init(url: URL, model: ManagedObjectModel, configuration: SQLiteStoreConfiguration, observers: SQLObservers) throws {
-        self.url = url
-        self.model = model
+    /// Opens (creating when missing, with its folder) the database file at `url`, as the
+    /// ``PersistentStoreOption`` keys in `options` ask. Throws when there is no URL, or the file
+    /// is not a Strata store, is damaged, or was made with a different model (134080).
+    required init(model: ManagedObjectModel, configurationName: String?, url: URL?, options: [String: any Sendable]) throws {
+        guard let url else {
+            throw StrataError(code: StrataError.Code.persistentStoreInvalidType, message: "A SQLite store needs a file URL")
+        }
+        let configuration = SQLiteStoreConfiguration(options: options)
+        let observers = (options[SQLObservers.optionKey] as? SQLObservers) ?? SQLObservers()
         self.configuration = configuration
         self.schema = SQLiteSchema(model: model)
         self.sqlObservers = observers
@@ -96,19 +99,21 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         } catch let error as SQLiteError {
             throw StrataError.sqlite(error, while: "Opening the store", url: url, defaultCode: StrataError.Code.persistentStoreOpen)
         }
-        self.metadataState = StrataLock(metadata)
-        self.token = StoreToken(identifier: (metadata[StoreMetadataKey.storeUUID] as? String) ?? UUID().uuidString)
+        self.openedMetadata = metadata
         let readOnly = configuration.readOnly
         self.pool = SQLiteConnectionPool(writer: writer, maximumReaders: configuration.maximumReaders) {
             try open(readOnly: readOnly)
         }
+        try super.init(model: model, configurationName: configurationName, url: url, options: options)
     }
 
-    func close() { pool.close() }
+    override func loadMetadata() throws -> [String: any Sendable] { openedMetadata }
+
+    override func close() { pool.close() }
 
     var generationKey: AnyObject { pool }
 
-    func pinGeneration() throws -> any PinnedStoreState {
+    override func pinGeneration() throws -> any PinnedStoreState {
         do {
             return try pool.pinGeneration()
         } catch {
@@ -232,19 +237,40 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         throw error
     }
 
-    func metadata() -> [String: any Sendable] { metadataState.withLock { $0 } }
-
-    func setMetadata(_ metadata: [String: any Sendable]) throws {
-        var merged = metadata
-        let current = self.metadata()
-        // The keys Strata owns cannot be changed by the app.
-        for key in [StoreMetadataKey.storeUUID, StoreMetadataKey.storeType, StoreMetadataKey.modelVersionHash, StoreMetadataKey.entityVersionHashes] {
-            merged[key] = current[key]
-        }
+    override func writeMetadata(_ metadata: [String: any Sendable]) throws {
         try pool.withWriter { connection in
-            try connection.transaction(.immediate) { try Self.writeMetadata(merged, on: connection) }
+            try connection.transaction(.immediate) { try Self.writeMetadata(metadata, on: connection) }
         }
-        metadataState.withLock { $0 = merged }
+    }
+
+    // MARK: The public primitives, on the direct paths
+
+    override func fetchRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> [IncrementalStoreNode] {
+        try fetchRows(request.plan, options: options)
+    }
+
+    override func fetchObjectIDs(_ request: StoreFetchRequest, options: ReadOptions) throws -> [ManagedObjectID] {
+        try fetchIDs(request.plan, options: options)
+    }
+
+    override func countRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> Int {
+        try count(request.plan, options: options)
+    }
+
+    override func newValuesForObjects(with ids: [ManagedObjectID], options: ReadOptions) throws -> [IncrementalStoreNode] {
+        try snapshots(for: ids, options: options)
+    }
+
+    override func newValues(forRelationship relationship: RelationshipDescription, forObjectsWith ids: [ManagedObjectID], options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
+        try toManyIDs(of: ids, relationship: relationship, options: options)
+    }
+
+    override func save(_ request: SaveChangesRequest) throws -> SaveChangesResult {
+        try save(request.changes)
+    }
+
+    override func obtainPermanentIDs(for entity: EntityDescription, count: Int) throws -> [ManagedObjectID] {
+        try allocatePrimaryKeys(for: entity, count: count).map { newObjectID(for: entity, referenceObject: $0) }
     }
 
     // MARK: Errors

@@ -1,0 +1,186 @@
+import Foundation
+import StrataLocks
+
+/// A persistent store: the one seam between a coordinator and the data (Core Data's
+/// `NSIncrementalStore`). The SQLite and in-memory stores are subclasses; so is any store an app
+/// writes, registered with `PersistentStoreCoordinator.registerStoreClass(_:forStoreType:)`.
+///
+/// ## Writing a store
+/// Subclass and override the primitives below; the coordinator builds everything else on them
+/// (identities, faulting, relationship loading, counting, dictionary and aggregate fetches,
+/// multi-store saves):
+///
+/// | primitive | what it does |
+/// |---|---|
+/// | ``loadMetadata()`` | opens the store and returns its metadata (with ``StoreMetadataKey/storeUUID``) |
+/// | ``fetchRows(_:options:)`` | the rows a fetch request matches, in its order and window |
+/// | ``newValuesForObjects(with:options:)`` | the current rows of some objects (firing faults) |
+/// | ``newValues(forRelationship:forObjectsWith:options:)`` | the members of a to-many relationship |
+/// | ``save(_:)`` | applies a save's inserts, updates, deletes and to-many changes, all or nothing |
+/// | ``obtainPermanentIDs(for:count:)`` | hands out new primary keys |
+///
+/// A store that keeps rows in memory can leave predicates, sorting and windows to Strata:
+/// ``StoreFetchRequest/evaluate(_:in:options:)`` runs the request over candidate rows with the
+/// same in-memory engine the in-memory store uses. A store that translates requests (to SQL, to
+/// a server's query language) reads the request's public parts instead.
+///
+/// ## Where Strata differs from `NSIncrementalStore`
+/// - No context is passed: stores are called by the coordinator from the queues of many contexts
+///   at once, and objects never cross queues. Rows cross as ``IncrementalStoreNode``s.
+/// - Reference objects are `Int64` primary keys (``newObjectID(for:referenceObject:)``); a store
+///   whose keys are something else keeps its own map.
+/// - Optimistic locking is the store's job: ``save(_:)`` receives the version each update and
+///   delete was based on, and throws ``StrataError`` 133020 with ``MergeConflict``s when the row
+///   moved on, so merge policies resolve conflicts for every store alike.
+/// - Query generations: a store that cannot hold an old state keeps the default
+///   ``pinGeneration()``, and pinned contexts then read its current state (as for Core Data's
+///   incremental stores, which support no query generations at all).
+///
+/// Subclasses are thread-safe: the coordinator calls them from many threads at once.
+open class IncrementalStore: @unchecked Sendable {
+    // @unchecked Sendable: the base class's state is immutable after the coordinator has loaded
+    // the store (`token` and `loadedMetadata` are written once, before the store is shared, and
+    // `loadedMetadata` is then guarded by `metadataLock`); subclasses say why they are safe.
+
+    /// The model the store holds objects of.
+    public let model: ManagedObjectModel
+    /// The configuration (group of entities) the store holds; `nil` for all entities.
+    public let configurationName: String?
+    /// The store's location, if it has one.
+    public let url: URL?
+    /// The options the store was added with (``PersistentStoreOption`` keys and the store's own).
+    public let options: [String: any Sendable]
+
+    /// The identity shared by every object ID of this store (from the metadata's UUID).
+    final var token: StoreToken
+    private let metadataLock = StrataLock<[String: any Sendable]>([:])
+
+    /// Creates the store. The coordinator calls ``loadMetadata()`` next, before anything else;
+    /// open files or connections in either. Throw a ``StrataError`` saying what failed.
+    public required init(model: ManagedObjectModel, configurationName: String?, url: URL?, options: [String: any Sendable]) throws {
+        self.model = model
+        self.configurationName = configurationName
+        self.url = url
+        self.options = options
+        self.token = StoreToken(identifier: UUID().uuidString)
+    }
+
+    // MARK: The primitives a store overrides
+
+    /// Opens the store and returns its metadata, which must hold a unique, stable
+    /// ``StoreMetadataKey/storeUUID`` (object IDs and their URIs carry it) and should hold
+    /// ``StoreMetadataKey/storeType``. Called once, by the coordinator, right after `init`.
+    open func loadMetadata() throws -> [String: any Sendable] {
+        throw Self.missingOverride("loadMetadata()")
+    }
+
+    /// Stores `metadata` (the app's keys and Strata's) so that the next ``loadMetadata()`` of
+    /// the same store returns it. The default keeps it in memory only.
+    open func writeMetadata(_ metadata: [String: any Sendable]) throws {}
+
+    /// The rows `request` matches, in its sort order, after its offset and up to its limit.
+    /// Each node carries every stored attribute and to-one of its object.
+    open func fetchRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> [IncrementalStoreNode] {
+        throw Self.missingOverride("fetchRows(_:options:)")
+    }
+
+    /// The IDs of the rows `request` matches, in order. The default fetches the rows.
+    open func fetchObjectIDs(_ request: StoreFetchRequest, options: ReadOptions) throws -> [ManagedObjectID] {
+        try fetchRows(request, options: options).map(\.objectID)
+    }
+
+    /// How many rows `request` matches (within its offset and limit). The default fetches the rows.
+    open func countRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> Int {
+        try fetchRows(request, options: options).count
+    }
+
+    /// The current rows of the objects `ids` names that still exist, in any order (Core Data's
+    /// `newValuesForObject(with:with:)`, for many objects at once).
+    open func newValuesForObjects(with ids: [ManagedObjectID], options: ReadOptions) throws -> [IncrementalStoreNode] {
+        throw Self.missingOverride("newValuesForObjects(with:options:)")
+    }
+
+    /// The members of a to-many relationship for each owner in `ids` (every owner gets an entry;
+    /// an ordered relationship's members in order), as Core Data's
+    /// `newValue(forRelationship:forObjectWith:with:)` does for one owner.
+    open func newValues(forRelationship relationship: RelationshipDescription, forObjectsWith ids: [ManagedObjectID], options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
+        throw Self.missingOverride("newValues(forRelationship:forObjectsWith:options:)")
+    }
+
+    /// Applies a save: all of it or none of it. Gives each inserted object a permanent ID (with
+    /// ``newObjectID(for:referenceObject:)``, or the one it already has when it is permanent) and
+    /// returns the new version of every inserted and updated row. Throws ``StrataError`` 133020
+    /// (`StrataError.Code.managedObjectMerge`) with ``MergeConflict``s when an update or delete was
+    /// based on a version the store no longer has, unless it ignores versions.
+    open func save(_ request: SaveChangesRequest) throws -> SaveChangesResult {
+        throw Self.missingOverride("save(_:)")
+    }
+
+    /// `count` new permanent IDs for objects of `entity` (keys are unique per inheritance tree).
+    open func obtainPermanentIDs(for entity: EntityDescription, count: Int) throws -> [ManagedObjectID] {
+        throw Self.missingOverride("obtainPermanentIDs(for:count:)")
+    }
+
+    /// Holds the store's current state so that reads through the returned state see it until
+    /// it is released (a query generation). The default holds nothing: reads through it see the
+    /// current state.
+    open func pinGeneration() throws -> any PinnedStoreState {
+        UnpinnedStoreState()
+    }
+
+    /// Closes files and connections; the store is not used afterwards.
+    open func close() {}
+
+    // MARK: Identities
+
+    /// The object ID of the row of `entity` whose key is `referenceObject`.
+    public final func newObjectID(for entity: EntityDescription, referenceObject: Int64) -> ManagedObjectID {
+        ManagedObjectID(entity: entity, primaryKey: referenceObject, store: token)
+    }
+
+    /// The key of the row `objectID` names, if it is a permanent ID of this store.
+    public final func referenceObject(for objectID: ManagedObjectID) -> Int64? {
+        guard objectID.store === token else { return nil }
+        return objectID.primaryKey
+    }
+
+    /// The store's unique identifier (its metadata's UUID).
+    public final var identifier: String { token.identifier }
+
+    /// The store's metadata as last loaded or written. Callable from any thread.
+    public final var metadata: [String: any Sendable] { metadataLock.withLock { $0 } }
+
+    // MARK: What the coordinator calls
+
+    /// Loads the metadata and takes the store's identity from it. Called once by the coordinator
+    /// before the store is shared.
+    func load() throws {
+        let loaded = try loadMetadata()
+        guard let uuid = loaded[StoreMetadataKey.storeUUID] as? String, !uuid.isEmpty else {
+            throw StrataError(
+                code: StrataError.Code.persistentStoreOpen,
+                message: "\(type(of: self)).loadMetadata() returned no '\(StoreMetadataKey.storeUUID)': every store needs a stable unique identifier", url: url)
+        }
+        token = StoreToken(identifier: uuid)
+        metadataLock.withLock { $0 = loaded }
+    }
+
+    /// Replaces the app-defined part of the metadata (Strata's own keys are kept) and writes it.
+    func setMetadata(_ metadata: [String: any Sendable]) throws {
+        var merged = metadata
+        let current = self.metadata
+        for key in StoreMetadataKey.strataKeys { merged[key] = current[key] }
+        try writeMetadata(merged)
+        metadataLock.withLock { $0 = merged }
+    }
+
+    private static func missingOverride(_ name: String) -> StrataError {
+        StrataError(code: StrataError.Code.persistentStoreOperation, message: "\(Self.self) does not override IncrementalStore.\(name), which every store must implement")
+    }
+}
+
+/// The pinned state of a store that cannot hold an old state: it holds nothing, and reads through
+/// it see the current state.
+final class UnpinnedStoreState: PinnedStoreState {
+    func release() {}
+}

@@ -1,0 +1,94 @@
+import Foundation
+
+/// A store written against the public seam (``IncrementalStore``'s primitives), as the
+/// coordinator uses every store (`StoreBackend`). The built-in stores are their own backends,
+/// with direct paths; this adapter builds the same operations on the primitives: IDs and counts
+/// from fetched rows, dictionary and aggregate fetches by the in-memory engine, key allocation
+/// through `obtainPermanentIDs`. Thread-safe as the store is.
+final class IncrementalStoreBackend: StoreBackend {
+    let store: IncrementalStore
+
+    init(_ store: IncrementalStore) { self.store = store }
+
+    var token: StoreToken { store.token }
+    var metadata: [String: any Sendable] { store.metadata }
+    func setMetadata(_ metadata: [String: any Sendable]) throws { try store.setMetadata(metadata) }
+    func close() { store.close() }
+    func pinGeneration() throws -> any PinnedStoreState { try store.pinGeneration() }
+
+    /// Rows matching a plan, with their values.
+    func fetchRows(_ plan: FetchPlan, options: ReadOptions) throws -> [RowSnapshot] {
+        try store.fetchRows(StoreFetchRequest(plan: plan), options: options)
+    }
+
+    /// IDs of the rows matching a plan, in order.
+    func fetchIDs(_ plan: FetchPlan, options: ReadOptions) throws -> [ManagedObjectID] {
+        try store.fetchObjectIDs(StoreFetchRequest(plan: plan), options: options)
+    }
+
+    /// IDs of the rows matching a plan, in order, in compact form.
+    func fetchIDList(_ plan: FetchPlan, options: ReadOptions) throws -> ObjectIDList {
+        ObjectIDList(try fetchIDs(plan, options: options), entity: plan.entity)
+    }
+
+    /// Number of rows matching a plan (honouring limit and offset).
+    func count(_ plan: FetchPlan, options: ReadOptions) throws -> Int {
+        try store.countRows(StoreFetchRequest(plan: plan), options: options)
+    }
+
+    /// The visible columns of a dictionary fetch's result rows, computed by the in-memory
+    /// engine over the rows the plan's row part matches.
+    func fetchDictionaryRows(_ plan: DictionaryPlan, options: ReadOptions) throws -> [[RowEvaluator.Operand]] {
+        let whole = plan.rows.with(limit: 0, offset: 0)
+        let resolver = NodeResolver(store: store, options: options)
+        let rows: [any EvaluationRow] = try fetchRows(whole, options: options).map { NodeRow(node: $0, resolver: resolver) }
+        let visible = plan.visibleCount
+        let result = try DictionaryEvaluator(plan: plan).evaluate(rows).map { Array($0.prefix(visible)) }
+        if let error = resolver.error { throw error }
+        return result
+    }
+
+    /// The rows of `ids` that still exist (any order).
+    func snapshots(for ids: [ManagedObjectID], options: ReadOptions) throws -> [RowSnapshot] {
+        try store.newValuesForObjects(with: ids, options: options)
+    }
+
+    /// The contents of a to-many relationship for each of `ids` (every owner gets an entry).
+    func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
+        try store.newValues(forRelationship: relationship, forObjectsWith: ids, options: options)
+    }
+
+    /// Writes a change set: all of it or none of it.
+    func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
+        try store.save(SaveChangesRequest(changes: changes))
+    }
+
+    /// Writes a change set in one transaction that stays open while `body` runs and commits
+    /// after it returns; rolls back if the write or `body` throws. The coordinator nests the
+    /// saves of several stores through `body`, so a save spanning them lands in all or none,
+    /// except when a COMMIT fails after an inner store committed (reported as 134040). The
+    /// default saves first and then runs `body`: a store outside Strata cannot hold its
+    /// transaction open, so it is nested outermost and a failure after it saved is reported
+    /// as an incomplete save (134040).
+    func save(_ changes: StoreChangeSet, holdingTransactionOpenFor body: () throws -> Void) throws -> StoreSaveResult {
+        let result = try save(changes)
+        try body()
+        return result
+    }
+
+    /// Hands out `count` new primary keys for rows of `entity`'s table.
+    func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64] {
+        let ids = try store.obtainPermanentIDs(for: entity, count: count)
+        let keys = ids.compactMap { store.referenceObject(for: $0) }
+        guard keys.count == count else {
+            throw StrataError(
+                code: StrataError.Code.persistentStoreOperation,
+                message: "\(type(of: store)).obtainPermanentIDs(for:count:) returned \(keys.count) IDs of this store for \(count) objects", entityName: entity.name, url: store.url)
+        }
+        return keys
+    }
+
+    /// The object a pinned generation's state is filed under (what the store's read path looks
+    /// up in ``ReadOptions/generation``).
+    var generationKey: AnyObject { store }
+}

@@ -1,0 +1,116 @@
+import Dispatch
+import Foundation
+
+/// One object's stored values at one version (Core Data's `NSIncrementalStoreNode`): what a
+/// store returns for a row, and, inside Strata, the snapshot a context keeps of what its parent
+/// store (the coordinator, or a parent context) last reported.
+///
+/// Nodes are immutable and `Sendable`: they are what crosses queues when a context fetches,
+/// fires a fault or merges a save. Inside, attribute values are in stored form (see
+/// ``AttributeCodec``) in the slot order of the entity's layout; stores outside Strata make and
+/// read nodes by property name (``init(objectID:values:version:)``, ``value(forKey:)``).
+public final class IncrementalStoreNode: Sendable {
+    /// The object the values belong to.
+    public let objectID: ManagedObjectID
+    /// The row version (optimistic-locking counter); 0 for objects never saved.
+    public let version: Int64
+    /// Stored attribute values, by attribute slot.
+    let attributes: ContiguousArray<StoredValue>
+    /// To-one relationship targets, by to-one slot.
+    let toOne: ContiguousArray<ManagedObjectID?>
+    /// When the values were read from the store (monotonic nanoseconds), for `stalenessInterval`.
+    let fetchedAt: UInt64
+
+    init(objectID: ManagedObjectID, version: Int64, attributes: ContiguousArray<StoredValue>, toOne: ContiguousArray<ManagedObjectID?>, fetchedAt: UInt64 = IncrementalStoreNode.now()) {
+        self.objectID = objectID
+        self.version = version
+        self.attributes = attributes
+        self.toOne = toOne
+        self.fetchedAt = fetchedAt
+    }
+
+    /// The monotonic clock snapshots are stamped with.
+    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    /// Whether the snapshot is young enough for a context with `stalenessInterval` (negative:
+    /// any age; 0: never reuse).
+    func isFresh(stalenessInterval: TimeInterval) -> Bool {
+        if stalenessInterval < 0 { return true }
+        let age = Double(Self.now() &- fetchedAt) / 1_000_000_000
+        return age <= stalenessInterval
+    }
+
+    /// The entity of the object.
+    public var entity: EntityDescription { objectID.entity }
+
+    /// The value of a stored attribute by name (nil for unknown names).
+    func storedValue(forKey key: String) -> StoredValue? {
+        guard case .attribute(let slot)? = entity.layout.slots[key], slot < attributes.count else { return nil }
+        return attributes[slot]
+    }
+
+    /// A printable `[key: value]` rendering, used in conflict reports.
+    func printable() -> [String: String] {
+        var result: [String: String] = [:]
+        let layout = entity.layout
+        for (slot, attribute) in layout.storedAttributes.enumerated() where slot < attributes.count {
+            result[attribute.name] = AttributeCodec.decode(attributes[slot], for: attribute).map { String(describing: $0) } ?? "nil"
+        }
+        for (slot, relationship) in layout.toOneRelationships.enumerated() where slot < toOne.count {
+            result[relationship.name] = toOne[slot].map { $0.uriRepresentation().absoluteString } ?? "nil"
+        }
+        return result
+    }
+
+    // MARK: By property name (the public face)
+
+    /// A node for `objectID` at `version` with the given values: attribute names to Swift values
+    /// of their types (`nil` or absent: no value), to-one names to `ManagedObjectID`s. Throws a
+    /// ``StrataError`` naming the key for an unknown key or a value of the wrong type.
+    public convenience init(objectID: ManagedObjectID, values: [String: Any], version: Int64) throws {
+        let entity = objectID.entity
+        let layout = entity.layout
+        var attributes = ContiguousArray<StoredValue>(repeating: .null, count: layout.storedAttributes.count)
+        var toOne = ContiguousArray<ManagedObjectID?>(repeating: nil, count: layout.toOneRelationships.count)
+        for (key, value) in values {
+            switch layout.slots[key] {
+            case .attribute(let slot)?:
+                switch AttributeCodec.encode(value, for: layout.storedAttributes[slot]) {
+                case .success(let stored): attributes[slot] = stored
+                case .failure(let problem):
+                    throw StrataError(code: problem.code, message: problem.message, entityName: entity.name, key: key, objectID: objectID)
+                }
+            case .toOne(let slot)?:
+                guard let target = AttributeCodec.unwrapOptional(value) else { continue }
+                guard let id = target as? ManagedObjectID else {
+                    throw StrataError(
+                        code: StrataError.Code.managedObjectValidation, message: "To-one '\(key)' of a store node takes a ManagedObjectID, not \(type(of: target))",
+                        entityName: entity.name, key: key, objectID: objectID)
+                }
+                toOne[slot] = id
+            default:
+                throw StrataError(
+                    code: StrataError.Code.managedObjectValidation, message: "Entity '\(entity.name)' has no stored attribute or to-one named '\(key)'",
+                    entityName: entity.name, key: key, objectID: objectID)
+            }
+        }
+        self.init(objectID: objectID, version: version, attributes: attributes, toOne: toOne)
+    }
+
+    /// The value of a stored attribute (as its Swift type) or a to-one (as a `ManagedObjectID`);
+    /// `nil` for no value or an unknown key.
+    public func value(forKey key: String) -> Any? {
+        let layout = entity.layout
+        switch layout.slots[key] {
+        case .attribute(let slot)? where slot < attributes.count:
+            return AttributeCodec.decode(attributes[slot], for: layout.storedAttributes[slot])
+        case .toOne(let slot)? where slot < toOne.count:
+            return toOne[slot]
+        default:
+            return nil
+        }
+    }
+}
+
+/// The name the context and coordinator use for a node they keep: a snapshot of a row.
+typealias RowSnapshot = IncrementalStoreNode

@@ -1,0 +1,55 @@
+import Foundation
+
+/// The inserted, updated and deleted rows of one save, in stored form.
+struct StoreChangeSet: @unchecked Sendable {
+    // @unchecked Sendable: built on the saving context's queue, then only read by the store;
+    // holds frozen model descriptions.
+    var inserts: [RowChange] = []
+    var updates: [RowChange] = []
+    var deletes: [RowDeletion] = []
+    var toManyChanges: [ToManyChange] = []
+
+    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && toManyChanges.isEmpty }
+}
+
+/// One inserted or updated row. An inserted row whose ID is already permanent (from
+/// `obtainPermanentIDs(for:)`) keeps that key.
+struct RowChange {
+    var objectID: ManagedObjectID
+    /// The version the context last read (updates); 0 for inserts.
+    var baseVersion: Int64
+    var attributes: ContiguousArray<StoredValue>
+    var toOne: ContiguousArray<ManagedObjectID?>
+    /// For updates: the attribute slots that changed (all for inserts).
+    var changedAttributeSlots: [Int]
+    /// For updates: the to-one slots that changed.
+    var changedToOneSlots: [Int]
+    /// Whether an update may overwrite the row whatever its version (merge policies that let
+    /// the object win).
+    var ignoresVersion = false
+    /// For updates: the values the saving context last read (a parent context compares them
+    /// with its own, as a store compares versions).
+    var base: RowSnapshot?
+}
+
+/// One deleted row.
+struct RowDeletion {
+    var objectID: ManagedObjectID
+    var baseVersion: Int64
+    var ignoresVersion = false
+    /// The values the saving context last read (see ``RowChange/base``).
+    var base: RowSnapshot?
+}
+
+/// The new contents of a to-many relationship of one object.
+struct ToManyChange {
+    var owner: ManagedObjectID
+    var relationship: RelationshipDescription
+    var added: [ManagedObjectID]
+    var removed: [ManagedObjectID]
+    /// For ordered relationships: the whole new order.
+    var ordered: [ManagedObjectID]?
+}
+
+/// What a successful save did (the public ``SaveChangesResult``).
+typealias StoreSaveResult = SaveChangesResult

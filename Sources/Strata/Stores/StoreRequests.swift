@@ -1,0 +1,155 @@
+import Foundation
+
+/// A fetch as a store receives it: the entity, the predicate and sort (already checked against
+/// the model), the window. Immutable and `Sendable`.
+public struct StoreFetchRequest: Sendable {
+    /// The resolved plan the built-in stores run.
+    let plan: FetchPlan
+
+    init(plan: FetchPlan) { self.plan = plan }
+
+    /// The entity fetched.
+    public var entity: EntityDescription { plan.entity }
+    /// Whether rows of sub-entities match too.
+    public var includesSubentities: Bool { plan.includesSubentities }
+    /// The predicate, or `nil` for every row of the entity.
+    public var predicate: ObjectPredicate? { plan.sourcePredicate }
+    /// The sort descriptors, first one first.
+    public var sortDescriptors: [ObjectSortDescriptor] { plan.sourceSortDescriptors }
+    /// At most this many rows (0: no limit).
+    public var fetchLimit: Int { plan.limit }
+    /// Skip this many rows first.
+    public var fetchOffset: Int { plan.offset }
+
+    /// Runs the request over candidate rows with Strata's in-memory engine (the one the
+    /// in-memory store uses, which agrees with SQL on every predicate): keeps the rows of the
+    /// entity (and sub-entities, if asked) that match the predicate, sorts them, applies offset
+    /// and limit. Key paths through relationships are followed with `store`'s own
+    /// ``IncrementalStore/newValuesForObjects(with:options:)`` and
+    /// ``IncrementalStore/newValues(forRelationship:forObjectsWith:options:)``. Rows come in
+    /// primary-key order where the sort leaves ties. Throws what those calls throw.
+    public func evaluate(_ candidates: [IncrementalStoreNode], in store: IncrementalStore, options: ReadOptions) throws -> [IncrementalStoreNode] {
+        let resolver = NodeResolver(store: store, options: options)
+        var matched: [any EvaluationRow] = []
+        for node in candidates.sorted(by: { FetchPlan.idOrder($0.objectID, $1.objectID) }) {
+            let row = NodeRow(node: node, resolver: resolver)
+            if try plan.matches(row) { matched.append(row) }
+        }
+        var ordered = try plan.sortRows(matched)
+        if plan.offset > 0 { ordered = Array(ordered.dropFirst(plan.offset)) }
+        if plan.limit > 0 { ordered = Array(ordered.prefix(plan.limit)) }
+        if let error = resolver.error { throw error }
+        return ordered.compactMap { ($0 as? NodeRow)?.node }
+    }
+}
+
+/// A save as a store receives it: what to insert, update and delete, and the to-many
+/// relationships whose members changed. Built on the saving context's queue and then only
+/// read. Values are in stored form, read them with ``IncrementalStoreNode/value(forKey:)``.
+public struct SaveChangesRequest: @unchecked Sendable {
+    // @unchecked Sendable: read-only after it is made (see StoreChangeSet).
+    let changes: StoreChangeSet
+
+    init(changes: StoreChangeSet) { self.changes = changes }
+
+    /// Objects to insert: temporary IDs (or permanent ones from `obtainPermanentIDs`), version
+    /// 0, every stored attribute and to-one (to-ones may name other inserted objects by their
+    /// temporary IDs).
+    public var insertedObjects: [IncrementalStoreNode] {
+        changes.inserts.map { IncrementalStoreNode(objectID: $0.objectID, version: 0, attributes: $0.attributes, toOne: $0.toOne) }
+    }
+
+    /// Objects to update.
+    public var updatedObjects: [Update] { changes.updates.map(Update.init) }
+
+    /// Objects to delete.
+    public var deletedObjects: [Deletion] { changes.deletes.map(Deletion.init) }
+
+    /// To-many relationships whose members changed.
+    public var toManyChanges: [ToManyChange] { changes.toManyChanges.map(ToManyChange.init) }
+
+    /// One updated object.
+    public struct Update: @unchecked Sendable {
+        // @unchecked Sendable: immutable; holds a frozen model description.
+        let change: RowChange
+
+        /// The object's values after the save (every stored attribute and to-one).
+        public var node: IncrementalStoreNode {
+            IncrementalStoreNode(objectID: change.objectID, version: change.baseVersion, attributes: change.attributes, toOne: change.toOne)
+        }
+        /// The row version the change was based on; the store must hold this version unless
+        /// ``ignoresVersion``.
+        public var baseVersion: Int64 { change.baseVersion }
+        /// Whether the update overwrites the row whatever its version (a merge policy let the
+        /// object win).
+        public var ignoresVersion: Bool { change.ignoresVersion }
+        /// The names of the attributes and to-ones that changed (only these are written).
+        public var changedKeys: Set<String> {
+            let layout = change.objectID.entity.layout
+            var keys = Set(change.changedAttributeSlots.compactMap { $0 < layout.storedAttributes.count ? layout.storedAttributes[$0].name : nil })
+            for slot in change.changedToOneSlots where slot < layout.toOneRelationships.count { keys.insert(layout.toOneRelationships[slot].name) }
+            return keys
+        }
+    }
+
+    /// One deleted object.
+    public struct Deletion: Sendable {
+        /// The object deleted.
+        public let objectID: ManagedObjectID
+        /// The row version the deletion was based on (see ``Update/baseVersion``).
+        public let baseVersion: Int64
+        /// Whether the row is deleted whatever its version.
+        public let ignoresVersion: Bool
+
+        init(_ deletion: RowDeletion) {
+            self.objectID = deletion.objectID
+            self.baseVersion = deletion.baseVersion
+            self.ignoresVersion = deletion.ignoresVersion
+        }
+    }
+
+    /// The new members of one to-many relationship of one object.
+    public struct ToManyChange: @unchecked Sendable {
+        // @unchecked Sendable: immutable; holds a frozen model description.
+        /// The object whose relationship changed.
+        public let owner: ManagedObjectID
+        /// The relationship.
+        public let relationship: RelationshipDescription
+        /// Members added.
+        public let added: [ManagedObjectID]
+        /// Members removed.
+        public let removed: [ManagedObjectID]
+        /// For ordered relationships: every member in the new order.
+        public let ordered: [ManagedObjectID]?
+
+        init(_ change: Strata.ToManyChange) {
+            self.owner = change.owner
+            self.relationship = change.relationship
+            self.added = change.added
+            self.removed = change.removed
+            self.ordered = change.ordered
+        }
+    }
+}
+
+/// What a save did: the permanent ID of every inserted object and the new version of every
+/// inserted and updated row.
+public struct SaveChangesResult: Sendable {
+    /// Temporary IDs of inserted objects and the permanent IDs they received (a permanent ID
+    /// maps to itself).
+    public var permanentIDs: [ManagedObjectID: ManagedObjectID]
+    /// The new row version of every inserted and updated object, by permanent ID.
+    public var versions: [ManagedObjectID: Int64]
+
+    /// A result; stores fill it as they save.
+    public init(permanentIDs: [ManagedObjectID: ManagedObjectID] = [:], versions: [ManagedObjectID: Int64] = [:]) {
+        self.permanentIDs = permanentIDs
+        self.versions = versions
+    }
+}
+
+/// What a store keeps for one pinned query generation (a held read transaction, a frozen copy).
+public protocol PinnedStoreState: AnyObject, Sendable {
+    /// Releases the held state; called once.
+    func release()
+}

@@ -1,0 +1,256 @@
+import Foundation
+import Strata
+import StrataLocks
+
+/// A third store, written only against Strata's public store seam (`IncrementalStore`), for the
+/// store conformance tests: rows in dictionaries, predicates and sorting left to
+/// `StoreFetchRequest.evaluate`, to-many relationships found through the inverse to-one or kept
+/// as member lists, optimistic locking by row versions. Register it with
+/// `PersistentStoreCoordinator.registerStoreClass(DictionaryStore.self, forStoreType: DictionaryStore.storeType)`.
+/// Thread-safe: every state change happens under one lock.
+public final class DictionaryStore: IncrementalStore, @unchecked Sendable {
+    // @unchecked Sendable: all mutable state is inside `state`.
+    /// The type this store is registered under in the tests.
+    public static let storeType = StoreType(rawValue: "StrataTestDictionary")
+
+    private struct State {
+        /// Rows by inheritance root name, then key.
+        var rows: [String: [Int64: IncrementalStoreNode]] = [:]
+        /// Member lists of many-to-many relationships (one side of each), by relationship
+        /// ("Entity.name"), then owner key.
+        var lists: [String: [Int64: [ManagedObjectID]]] = [:]
+        /// Positions of the members of ordered one-to-many relationships, by relationship,
+        /// then member key.
+        var positions: [String: [Int64: Int]] = [:]
+        /// Last key handed out, by inheritance root name.
+        var lastKeys: [String: Int64] = [:]
+    }
+
+    private let state = StrataLock(State())
+    private let uuid = UUID().uuidString
+
+    public required init(model: ManagedObjectModel, configurationName: String?, url: URL?, options: [String: any Sendable]) throws {
+        try super.init(model: model, configurationName: configurationName, url: url, options: options)
+    }
+
+    public override func loadMetadata() throws -> [String: any Sendable] {
+        [StoreMetadataKey.storeUUID: uuid, StoreMetadataKey.storeType: Self.storeType.rawValue]
+    }
+
+    // MARK: Reading
+
+    public override func fetchRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> [IncrementalStoreNode] {
+        let candidates = state.withLock { Array(($0.rows[request.entity.rootEntity.name] ?? [:]).values) }
+        return try request.evaluate(candidates, in: self, options: options)
+    }
+
+    public override func newValuesForObjects(with ids: [ManagedObjectID], options: ReadOptions) throws -> [IncrementalStoreNode] {
+        state.withLock { current in
+            ids.compactMap { id in referenceObject(for: id).flatMap { current.rows[id.entity.rootEntity.name]?[$0] } }
+        }
+    }
+
+    public override func newValues(
+        forRelationship relationship: RelationshipDescription, forObjectsWith ids: [ManagedObjectID], options: ReadOptions
+    ) throws -> [ManagedObjectID: [ManagedObjectID]] {
+        state.withLock { current in
+            var result: [ManagedObjectID: [ManagedObjectID]] = [:]
+            for id in ids { result[id] = members(of: id, relationship: relationship, in: current) }
+            return result
+        }
+    }
+
+    /// Where the members of a to-many relationship are kept.
+    private enum Storage {
+        /// Found through the members' inverse to-one; the order of an ordered relationship in
+        /// `positions`.
+        case inverseToOne(RelationshipDescription)
+        /// A member list per owner (one side of a many-to-many).
+        case list
+        /// The other side of a many-to-many whose lists are kept on `canonical`.
+        case reverse(canonical: RelationshipDescription)
+    }
+
+    private static func storage(of relationship: RelationshipDescription) -> Storage {
+        guard let inverse = relationship.inverseRelationship else { return .list }
+        guard inverse.isToMany else { return .inverseToOne(inverse) }
+        let canonical: RelationshipDescription
+        if relationship.isOrdered != inverse.isOrdered {
+            canonical = relationship.isOrdered ? relationship : inverse
+        } else {
+            canonical = relationshipKey(relationship) <= relationshipKey(inverse) ? relationship : inverse
+        }
+        return canonical === relationship ? .list : .reverse(canonical: canonical)
+    }
+
+    private static func relationshipKey(_ relationship: RelationshipDescription) -> String {
+        "\(relationship.entity?.name ?? "?").\(relationship.name)"
+    }
+
+    private func members(of owner: ManagedObjectID, relationship: RelationshipDescription, in current: State) -> [ManagedObjectID] {
+        guard let ownerKey = referenceObject(for: owner), let destination = relationship.destinationEntity else { return [] }
+        let table = current.rows[destination.rootEntity.name] ?? [:]
+        switch Self.storage(of: relationship) {
+        case .inverseToOne(let inverse):
+            let positions = current.positions[Self.relationshipKey(relationship)] ?? [:]
+            let keys = table.keys.filter { key in
+                guard let row = table[key], row.entity.isKindOf(entity: destination) else { return false }
+                return row.value(forKey: inverse.name) as? ManagedObjectID == owner
+            }
+            return keys.sorted { a, b in
+                let (pa, pb) = (positions[a] ?? Int.max, positions[b] ?? Int.max)
+                return relationship.isOrdered && pa != pb ? pa < pb : a < b
+            }.compactMap { table[$0]?.objectID }
+        case .list:
+            return (current.lists[Self.relationshipKey(relationship)]?[ownerKey] ?? []).filter { id in
+                referenceObject(for: id).map { table[$0] != nil } ?? false
+            }
+        case .reverse(let canonical):
+            let lists = current.lists[Self.relationshipKey(canonical)] ?? [:]
+            return lists.keys.sorted().compactMap { key in
+                guard let list = lists[key], list.contains(owner) else { return nil }
+                return table[key]?.objectID
+            }
+        }
+    }
+
+    // MARK: Writing
+
+    public override func obtainPermanentIDs(for entity: EntityDescription, count: Int) throws -> [ManagedObjectID] {
+        state.withLock { current in
+            let root = entity.rootEntity.name
+            let first = (current.lastKeys[root] ?? 0) + 1
+            current.lastKeys[root] = first + Int64(count) - 1
+            return (0..<count).map { newObjectID(for: entity, referenceObject: first + Int64($0)) }
+        }
+    }
+
+    public override func save(_ request: SaveChangesRequest) throws -> SaveChangesResult {
+        try state.withLock { current in
+            var working = current
+            let result = try apply(request, to: &working)
+            current = working  // all or nothing
+            return result
+        }
+    }
+
+    private func apply(_ request: SaveChangesRequest, to working: inout State) throws -> SaveChangesResult {
+        var result = SaveChangesResult()
+        let inserted = request.insertedObjects
+        for node in inserted {
+            if let key = referenceObject(for: node.objectID) {
+                result.permanentIDs[node.objectID] = node.objectID
+                let root = node.entity.rootEntity.name
+                working.lastKeys[root] = max(working.lastKeys[root] ?? 0, key)
+                continue
+            }
+            let root = node.entity.rootEntity.name
+            let key = (working.lastKeys[root] ?? 0) + 1
+            working.lastKeys[root] = key
+            result.permanentIDs[node.objectID] = newObjectID(for: node.entity, referenceObject: key)
+        }
+        func resolve(_ id: ManagedObjectID) throws -> ManagedObjectID {
+            if !id.isTemporaryID { return id }
+            guard let permanent = result.permanentIDs[id] else {
+                throw StrataError(code: StrataError.Code.persistentStoreSave, message: "An object refers to an unsaved \(id.entityName) that is not part of this save", entityName: id.entityName)
+            }
+            return permanent
+        }
+        func values(of node: IncrementalStoreNode, keys: Set<String>? = nil) throws -> [String: Any] {
+            var values: [String: Any] = [:]
+            let entity = node.entity
+            for attribute in entity.attributesByName.values where !attribute.isTransient {
+                if keys == nil || keys?.contains(attribute.name) == true { values[attribute.name] = node.value(forKey: attribute.name) }
+            }
+            for relationship in entity.relationshipsByName.values where !relationship.isToMany {
+                if keys == nil || keys?.contains(relationship.name) == true,
+                    let target = node.value(forKey: relationship.name) as? ManagedObjectID
+                {
+                    values[relationship.name] = try resolve(target)
+                }
+            }
+            return values
+        }
+        for node in inserted {
+            guard let permanent = result.permanentIDs[node.objectID], let key = referenceObject(for: permanent) else { continue }
+            let row = try IncrementalStoreNode(objectID: permanent, values: values(of: node), version: 1)
+            working.rows[node.entity.rootEntity.name, default: [:]][key] = row
+            result.versions[permanent] = 1
+        }
+        var conflicts: [MergeConflict] = []
+        for update in request.updatedObjects {
+            let node = update.node
+            guard let key = referenceObject(for: node.objectID) else { continue }
+            let root = node.entity.rootEntity.name
+            guard let existing = working.rows[root]?[key], update.ignoresVersion || existing.version == update.baseVersion else {
+                conflicts.append(
+                    MergeConflict(
+                        objectID: node.objectID, oldVersionNumber: update.baseVersion, newVersionNumber: working.rows[root]?[key]?.version ?? 0,
+                        cachedSnapshot: [:], persistedSnapshot: nil, objectSnapshot: [:]))
+                continue
+            }
+            var merged = try values(of: existing)
+            for (name, value) in try values(of: node, keys: update.changedKeys) { merged[name] = value }
+            for name in update.changedKeys where node.value(forKey: name) == nil { merged[name] = nil }
+            let row = try IncrementalStoreNode(objectID: existing.objectID, values: merged, version: existing.version + 1)
+            working.rows[root]?[key] = row
+            result.versions[existing.objectID] = row.version
+        }
+        for change in request.toManyChanges {
+            let owner = try resolve(change.owner)
+            guard let ownerKey = referenceObject(for: owner) else { continue }
+            let relationshipKey = Self.relationshipKey(change.relationship)
+            switch Self.storage(of: change.relationship) {
+            case .inverseToOne:
+                // Membership is the members' to-one; only the order is kept here.
+                guard change.relationship.isOrdered, let ordered = change.ordered else { continue }
+                for (index, member) in try ordered.map(resolve).enumerated() {
+                    if let key = referenceObject(for: member) { working.positions[relationshipKey, default: [:]][key] = index }
+                }
+            case .list:
+                var list = working.lists[relationshipKey]?[ownerKey] ?? []
+                if let ordered = change.ordered {
+                    list = try ordered.map(resolve)
+                } else {
+                    let removed = Set(try change.removed.map(resolve))
+                    list.removeAll { removed.contains($0) }
+                    for member in try change.added.map(resolve) where !list.contains(member) { list.append(member) }
+                }
+                working.lists[relationshipKey, default: [:]][ownerKey] = list
+            case .reverse(let canonical):
+                let canonicalKey = Self.relationshipKey(canonical)
+                for member in try change.removed.map(resolve) {
+                    if let key = referenceObject(for: member) { working.lists[canonicalKey]?[key]?.removeAll { $0 == owner } }
+                }
+                for member in try change.added.map(resolve) {
+                    guard let key = referenceObject(for: member) else { continue }
+                    var list = working.lists[canonicalKey]?[key] ?? []
+                    if !list.contains(owner) { list.append(owner) }
+                    working.lists[canonicalKey, default: [:]][key] = list
+                }
+            }
+        }
+        for deletion in request.deletedObjects {
+            guard let key = referenceObject(for: deletion.objectID) else { continue }
+            let root = deletion.objectID.entity.rootEntity.name
+            guard let existing = working.rows[root]?[key], deletion.ignoresVersion || existing.version == deletion.baseVersion else {
+                conflicts.append(
+                    MergeConflict(
+                        objectID: deletion.objectID, oldVersionNumber: deletion.baseVersion, newVersionNumber: working.rows[root]?[key]?.version ?? 0,
+                        cachedSnapshot: [:], persistedSnapshot: nil, objectSnapshot: [:]))
+                continue
+            }
+            working.rows[root]?[key] = nil
+            // Lists the row owned go with it; lists holding it skip it when read (keys are never reused).
+            for relationship in existing.entity.relationshipsByName.values where relationship.isToMany {
+                working.lists[Self.relationshipKey(relationship)]?[key] = nil
+            }
+        }
+        if !conflicts.isEmpty {
+            var error = StrataError(code: StrataError.Code.managedObjectMerge, message: "Optimistic locking failure: \(conflicts.count) object(s) changed in the store since they were read")
+            error.conflicts = conflicts
+            throw error
+        }
+        return result
+    }
+}

@@ -1,0 +1,382 @@
+import Foundation
+import Strata
+import StrataTestSupport
+import Testing
+
+/// The store seam: the same behaviour from every store behind it — the SQLite store, the
+/// in-memory store, and `DictionaryStore`, a third store written only against the public
+/// `IncrementalStore` API (its predicates, sorting and dictionary fetches done by Strata's
+/// in-memory engine through `StoreFetchRequest.evaluate`). Core Data's contract for
+/// `NSIncrementalStore` is that a context cannot tell which store is behind it; each test states
+/// the behaviour it checks.
+@Suite("Store conformance")
+struct StoreConformanceTests {
+    enum Kind: String, CaseIterable, CustomStringConvertible {
+        case sqlite, inMemory, dictionary
+        var description: String { rawValue }
+    }
+
+    /// A coordinator with one store of `kind` for `model` (the SQLite file in `directory`).
+    static func coordinator(_ kind: Kind, model: ManagedObjectModel, directory: TemporaryDirectory) throws -> PersistentStoreCoordinator {
+        PersistentStoreCoordinator.registerStoreClass(DictionaryStore.self, forStoreType: DictionaryStore.storeType)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        switch kind {
+        case .sqlite: try coordinator.addPersistentStore(type: .sqlite, at: directory.file("Conformance.sqlite"))
+        case .inMemory: try coordinator.addPersistentStore(type: .inMemory)
+        case .dictionary: try coordinator.addPersistentStore(type: DictionaryStore.storeType)
+        }
+        return coordinator
+    }
+
+    static func context(_ coordinator: PersistentStoreCoordinator) -> ManagedObjectContext {
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
+    static func peopleModel() -> ManagedObjectModel {
+        let person = EntityDescription(name: "Person")
+        let team = EntityDescription(name: "Team")
+        person.properties = [
+            AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: ""),
+            AttributeDescription(name: "age", type: .integer64, isOptional: false, defaultValue: 0),
+            AttributeDescription(name: "score", type: .double),
+            RelationshipDescription(name: "team", destination: team, inverse: "members"),
+        ]
+        team.properties = [
+            AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: ""),
+            RelationshipDescription(name: "members", destination: person, inverse: "team", toMany: true),
+        ]
+        return ManagedObjectModel(entities: [person, team])
+    }
+
+    /// Inserts people aged 20…29 named p0…p9 in two teams (even ages in "red"), saves.
+    static func seedPeople(_ context: ManagedObjectContext, model: ManagedObjectModel) throws {
+        try context.performAndWait {
+            let red = ManagedObject(entity: try #require(model.entitiesByName["Team"]), insertInto: context)
+            red.setValue("red", forKey: "name")
+            let blue = ManagedObject(entity: try #require(model.entitiesByName["Team"]), insertInto: context)
+            blue.setValue("blue", forKey: "name")
+            for index in 0..<10 {
+                let person = ManagedObject(entity: try #require(model.entitiesByName["Person"]), insertInto: context)
+                person.setValue("p\(index)", forKey: "name")
+                person.setValue(Int64(20 + index), forKey: "age")
+                person.setValue(Double(index) / 2, forKey: "score")
+                person.setValue(index.isMultiple(of: 2) ? red : blue, forKey: "team")
+            }
+            try context.save()
+        }
+    }
+
+    // Core Data: a store's metadata holds its UUID and type, and every object ID it hands out
+    // carries that UUID (`NSManagedObjectID.persistentStore`, URIs `x-coredata://<UUID>/…`).
+    @Test("metadata and identities", arguments: Kind.allCases)
+    func metadataAndIdentities(kind: Kind) throws {
+        let directory = TemporaryDirectory()
+        let model = Self.peopleModel()
+        let coordinator = try Self.coordinator(kind, model: model, directory: directory)
+        let store = try #require(coordinator.persistentStores.first)
+        let uuid = try #require(store.metadata[StoreMetadataKey.storeUUID] as? String)
+        #expect(store.identifier == uuid)
+        #expect(store.incrementalStore.identifier == uuid)
+        let context = Self.context(coordinator)
+        try Self.seedPeople(context, model: model)
+        let id = try context.performAndWait { () throws -> ManagedObjectID in
+            let request = FetchRequest<ManagedObject>(entityName: "Person")
+            request.fetchLimit = 1
+            return try #require(context.fetch(request).first).objectID
+        }
+        #expect(id.storeIdentifier == uuid)
+        #expect(coordinator.managedObjectID(forURIRepresentation: id.uriRepresentation()) == id)
+        let key = try #require(store.incrementalStore.referenceObject(for: id))
+        #expect(store.incrementalStore.newObjectID(for: id.entity, referenceObject: key) == id)
+        // App metadata round-trips; Strata's own keys cannot be overwritten.
+        try coordinator.setMetadata([StoreMetadataKey.storeUUID: "other", "app": "value"], for: store)
+        #expect(store.metadata["app"] as? String == "value")
+        #expect(store.identifier == uuid)
+    }
+
+    // Core Data: fetches honour predicate, sort descriptors, fetchOffset and fetchLimit, and
+    // count(for:) counts what fetch would return; a fresh context fires faults from the store.
+    @Test("fetches, counts and faults", arguments: Kind.allCases)
+    func fetchesCountsAndFaults(kind: Kind) throws {
+        let directory = TemporaryDirectory()
+        let model = Self.peopleModel()
+        let coordinator = try Self.coordinator(kind, model: model, directory: directory)
+        try Self.seedPeople(Self.context(coordinator), model: model)
+        let context = Self.context(coordinator)
+        try context.performAndWait {
+            let request = FetchRequest<ManagedObject>(entityName: "Person")
+            request.predicate = ObjectPredicate(format: "age >= %@ AND team.name == %@", 22, "red")
+            request.sortDescriptors = [ObjectSortDescriptor(key: "age", ascending: false)]
+            request.fetchOffset = 1
+            request.fetchLimit = 2
+            let people = try context.fetch(request)
+            #expect(people.map { $0.value(forKey: "name") as? String } == ["p6", "p4"])
+            request.fetchOffset = 0
+            request.fetchLimit = 0
+            #expect(try context.count(for: request) == 4)
+            let ids = FetchRequest<ManagedObjectID>(entityName: "Person")
+            ids.resultType = .managedObjectIDResultType
+            ids.predicate = ObjectPredicate(format: "name BEGINSWITH %@", "p1")
+            #expect(try context.fetch(ids).count == 1)
+            // A to-many key path in the predicate, and a fault fired from the store.
+            let teams = FetchRequest<ManagedObject>(entityName: "Team")
+            teams.predicate = ObjectPredicate(format: "ANY members.age == 29")
+            let blue = try #require(context.fetch(teams).first)
+            #expect(blue.value(forKey: "name") as? String == "blue")
+            let members = try #require(blue.value(forKey: "members") as? Set<ManagedObject>)
+            #expect(Set(members.compactMap { $0.value(forKey: "name") as? String }) == ["p1", "p3", "p5", "p7", "p9"])
+        }
+    }
+
+    // Core Data: updates and deletes of one context reach the store; another context reading
+    // afterwards sees them, and a deleted object is gone from fetches.
+    @Test("updates and deletes", arguments: Kind.allCases)
+    func updatesAndDeletes(kind: Kind) throws {
+        let directory = TemporaryDirectory()
+        let model = Self.peopleModel()
+        let coordinator = try Self.coordinator(kind, model: model, directory: directory)
+        try Self.seedPeople(Self.context(coordinator), model: model)
+        let writer = Self.context(coordinator)
+        try writer.performAndWait {
+            let request = FetchRequest<ManagedObject>(entityName: "Person")
+            request.predicate = ObjectPredicate(format: "name IN %@", ["p0", "p1"])
+            request.sortDescriptors = [ObjectSortDescriptor(key: "name")]
+            let people = try writer.fetch(request)
+            people[0].setValue(99, forKey: "age")
+            people[0].setValue(nil, forKey: "score")
+            writer.delete(people[1])
+            try writer.save()
+        }
+        let reader = Self.context(coordinator)
+        try reader.performAndWait {
+            let request = FetchRequest<ManagedObject>(entityName: "Person")
+            request.sortDescriptors = [ObjectSortDescriptor(key: "age", ascending: false)]
+            let people = try reader.fetch(request)
+            #expect(people.count == 9)
+            #expect(people.first?.value(forKey: "name") as? String == "p0")
+            #expect(people.first?.value(forKey: "age") as? Int64 == 99)
+            #expect(people.first?.value(forKey: "score") == nil)
+            #expect(!people.contains { $0.value(forKey: "name") as? String == "p1" })
+            let blueCount = try reader.count(
+                for: {
+                    let r = FetchRequest<ManagedObject>(entityName: "Person")
+                    r.predicate = ObjectPredicate(format: "team.name == 'blue'")
+                    return r
+                }())
+            #expect(blueCount == 4)
+        }
+    }
+
+    // Core Data: optimistic locking. A context saving a change to an object another context
+    // changed and saved since it read it gets NSManagedObjectMergeError (133020) under the
+    // error policy; mergeByPropertyObjectTrump lets its change win.
+    @Test("optimistic locking conflicts", arguments: Kind.allCases)
+    func optimisticLocking(kind: Kind) throws {
+        let directory = TemporaryDirectory()
+        let model = Self.peopleModel()
+        let coordinator = try Self.coordinator(kind, model: model, directory: directory)
+        try Self.seedPeople(Self.context(coordinator), model: model)
+        let first = Self.context(coordinator)
+        let second = Self.context(coordinator)
+        let request = FetchRequest<ManagedObject>(entityName: "Person")
+        request.predicate = ObjectPredicate(format: "name == 'p2'")
+        request.returnsObjectsAsFaults = false
+        let mine = try first.performAndWait { try #require(first.fetch(request).first) }
+        try second.performAndWait {
+            try #require(second.fetch(request).first).setValue(50, forKey: "age")
+            try second.save()
+        }
+        let error = first.performAndWait { () -> StrataError? in
+            mine.setValue(60, forKey: "age")
+            do {
+                try first.save()
+                return nil
+            } catch {
+                return error as? StrataError
+            }
+        }
+        #expect(error?.code == StrataError.Code.managedObjectMerge)
+        #expect(error?.conflicts.first?.objectID == mine.objectID)
+        try first.performAndWait {
+            first.mergePolicy = .mergeByPropertyObjectTrump
+            try first.save()
+        }
+        let reader = Self.context(coordinator)
+        let age = try reader.performAndWait { try #require(reader.fetch(request).first).value(forKey: "age") as? Int64 }
+        #expect(age == 60)
+    }
+
+    // Core Data: dictionary results with aggregate expressions and grouping
+    // (`NSDictionaryResultType`, `propertiesToGroupBy`), computed from the stored rows.
+    @Test("dictionary and aggregate fetches", arguments: Kind.allCases)
+    func dictionaryFetches(kind: Kind) throws {
+        let directory = TemporaryDirectory()
+        let model = Self.peopleModel()
+        let coordinator = try Self.coordinator(kind, model: model, directory: directory)
+        try Self.seedPeople(Self.context(coordinator), model: model)
+        let context = Self.context(coordinator)
+        try context.performAndWait {
+            let total = ExpressionDescription()
+            total.name = "total"
+            total.expression = ObjectExpression(forFunction: "sum:", arguments: [ObjectExpression(forKeyPath: "age")])
+            total.expressionResultType = .integer64
+            let request = FetchRequest<NSDictionary>(entityName: "Person")
+            request.resultType = .dictionaryResultType
+            request.propertiesToFetch = ["team.name", total]
+            request.propertiesToGroupBy = ["team.name"]
+            request.sortDescriptors = [ObjectSortDescriptor(key: "team.name")]
+            let rows = try context.fetch(request)
+            #expect(rows.count == 2)
+            #expect(rows.first?["team.name"] as? String == "blue")
+            let totals = rows.map { ($0["total"] as? NSNumber)?.intValue }
+            #expect(totals == [21 + 23 + 25 + 27 + 29, 20 + 22 + 24 + 26 + 28])
+        }
+    }
+
+    // Core Data: many-to-many and ordered relationships keep their members (and an ordered
+    // relationship its order) through a save and a fresh read; inherited entities are fetched
+    // through their super-entity.
+    @Test("many-to-many, ordered and inherited", arguments: Kind.allCases)
+    func relationshipsOfEveryKind(kind: Kind) throws {
+        let directory = TemporaryDirectory()
+        let model = GraphFixtures.music()
+        let coordinator = try Self.coordinator(kind, model: model, directory: directory)
+        let writer = Self.context(coordinator)
+        try writer.performAndWait {
+            let playlist = ManagedObject(entity: try #require(model.entitiesByName["Playlist"]), insertInto: writer)
+            playlist.setValue("mix", forKey: "name")
+            let album = ManagedObject(entity: try #require(model.entitiesByName["Album"]), insertInto: writer)
+            album.setValue("record", forKey: "title")
+            var songs: [ManagedObject] = []
+            for title in ["a", "b", "c"] {
+                let song = ManagedObject(entity: try #require(model.entitiesByName["Song"]), insertInto: writer)
+                song.setValue(title, forKey: "title")
+                songs.append(song)
+            }
+            playlist.mutableOrderedSetValue(forKey: "songs").addObjects(from: [songs[2], songs[0], songs[1]])
+            album.mutableOrderedSetValue(forKey: "tracks").addObjects(from: [songs[1], songs[2]])
+            try writer.save()
+            playlist.mutableOrderedSetValue(forKey: "songs").moveObjects(at: IndexSet(integer: 0), to: 2)
+            try writer.save()
+        }
+        let reader = Self.context(coordinator)
+        try reader.performAndWait {
+            let playlist = try #require(reader.fetch(FetchRequest<ManagedObject>(entityName: "Playlist")).first)
+            let songs = try #require(playlist.value(forKey: "songs") as? [ManagedObject])
+            #expect(songs.map { $0.value(forKey: "title") as? String } == ["a", "b", "c"])
+            let album = try #require(reader.fetch(FetchRequest<ManagedObject>(entityName: "Album")).first)
+            let tracks = try #require(album.value(forKey: "tracks") as? [ManagedObject])
+            #expect(tracks.map { $0.value(forKey: "title") as? String } == ["b", "c"])
+            let song = try #require(songs.first)
+            let playlists = try #require(song.value(forKey: "playlists") as? Set<ManagedObject>)
+            #expect(playlists.map { $0.objectID } == [playlist.objectID])
+        }
+    }
+
+    // Core Data: a fetch of an abstract super-entity returns the objects of its sub-entities,
+    // each as its own entity; self-referential many-to-many relationships work both ways.
+    @Test("inheritance and self-referential relationships", arguments: Kind.allCases)
+    func inheritance(kind: Kind) throws {
+        let directory = TemporaryDirectory()
+        let model = GraphFixtures.company()
+        let coordinator = try Self.coordinator(kind, model: model, directory: directory)
+        let writer = Self.context(coordinator)
+        try writer.performAndWait {
+            let employee = ManagedObject(entity: try #require(model.entitiesByName["Employee"]), insertInto: writer)
+            employee.setValue("emma", forKey: "name")
+            employee.setValue(Int64(10), forKey: "salary")
+            let customer = ManagedObject(entity: try #require(model.entitiesByName["Customer"]), insertInto: writer)
+            customer.setValue("carl", forKey: "name")
+            employee.mutableSetValue(forKey: "friends").add(customer)
+            try writer.save()
+        }
+        let reader = Self.context(coordinator)
+        try reader.performAndWait {
+            let request = FetchRequest<ManagedObject>(entityName: "Person")
+            request.sortDescriptors = [ObjectSortDescriptor(key: "name")]
+            let people = try reader.fetch(request)
+            #expect(people.map(\.entity.name) == ["Customer", "Employee"])
+            let carl = try #require(people.first)
+            let friends = try #require(carl.value(forKey: "friends") as? Set<ManagedObject>)
+            #expect(friends.compactMap { $0.value(forKey: "name") as? String } == ["emma"])
+            let onlyEmployees = FetchRequest<ManagedObject>(entityName: "Person")
+            onlyEmployees.predicate = ObjectPredicate(format: "ANY friends.name == 'carl'")
+            #expect(try reader.fetch(onlyEmployees).map(\.entity.name) == ["Employee"])
+        }
+    }
+
+    // Core Data: obtainPermanentIDs(for:) gives unsaved objects the IDs they keep when saved.
+    @Test("permanent IDs before the save", arguments: Kind.allCases)
+    func permanentIDs(kind: Kind) throws {
+        let directory = TemporaryDirectory()
+        let model = Self.peopleModel()
+        let coordinator = try Self.coordinator(kind, model: model, directory: directory)
+        let context = Self.context(coordinator)
+        try context.performAndWait {
+            let person = ManagedObject(entity: try #require(model.entitiesByName["Person"]), insertInto: context)
+            person.setValue("early", forKey: "name")
+            try context.obtainPermanentIDs(for: [person])
+            let id = person.objectID
+            #expect(!id.isTemporaryID)
+            try context.save()
+            #expect(person.objectID == id)
+        }
+        let reader = Self.context(coordinator)
+        let names = try reader.performAndWait { try reader.fetch(FetchRequest<ManagedObject>(entityName: "Person")).compactMap { $0.value(forKey: "name") as? String } }
+        #expect(names == ["early"])
+    }
+}
+
+/// The store registry: `registerStoreClass(_:forStoreType:)` as Core Data's.
+@Suite("Store registry")
+struct StoreRegistryTests {
+    // Core Data: adding a store of a type no class is registered for fails with an error
+    // (NSPersistentStoreInvalidTypeError, 134000), and nothing is added.
+    @Test("an unregistered type is an error")
+    func unregisteredType() throws {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: StoreConformanceTests.peopleModel())
+        #expect(throws: StrataError.self) { try coordinator.addPersistentStore(type: StoreType(rawValue: "NoSuchStore")) }
+        do {
+            try coordinator.addPersistentStore(type: StoreType(rawValue: "NoSuchStore"))
+        } catch let error as StrataError {
+            #expect(error.code == StrataError.Code.persistentStoreInvalidType)
+            #expect(error.message.contains("NoSuchStore"))
+        }
+        #expect(coordinator.persistentStores.isEmpty)
+    }
+
+    // The built-in types are registered from the start; a registered class is what the
+    // coordinator instantiates.
+    @Test("built-in and registered classes")
+    func registeredClasses() throws {
+        #expect(PersistentStoreCoordinator.storeClass(forStoreType: .sqlite) != nil)
+        #expect(PersistentStoreCoordinator.storeClass(forStoreType: .inMemory) != nil)
+        PersistentStoreCoordinator.registerStoreClass(DictionaryStore.self, forStoreType: DictionaryStore.storeType)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: StoreConformanceTests.peopleModel())
+        let store = try coordinator.addPersistentStore(type: DictionaryStore.storeType)
+        #expect(store.incrementalStore is DictionaryStore)
+        #expect(store.type == DictionaryStore.storeType)
+    }
+
+    // A store that does not implement the primitives fails with an error naming the missing
+    // override instead of trapping.
+    @Test("a store without loadMetadata() fails to load with a clear error")
+    func incompleteStore() throws {
+        let type = StoreType(rawValue: "StrataTestIncomplete")
+        PersistentStoreCoordinator.registerStoreClass(IncompleteStore.self, forStoreType: type)
+        defer { PersistentStoreCoordinator.registerStoreClass(nil, forStoreType: type) }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: StoreConformanceTests.peopleModel())
+        do {
+            try coordinator.addPersistentStore(type: type)
+            Issue.record("adding an incomplete store succeeded")
+        } catch let error as StrataError {
+            #expect(error.message.contains("loadMetadata()"))
+        }
+        #expect(coordinator.persistentStores.isEmpty)
+    }
+}
+
+/// A store that overrides nothing.
+final class IncompleteStore: IncrementalStore, @unchecked Sendable {}
