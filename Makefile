@@ -4,7 +4,7 @@ SWIFT ?= swift
 JOBS ?= 2
 PACKAGES := libsqlite3-dev libjemalloc-dev
 
-.PHONY: deps run test stress stress-tsan bench bench-quick reliability reliability-quick fuzz fuzz-quick fuzz-build lint docs clean
+.PHONY: deps run test stress stress-tsan bench bench-quick reliability reliability-quick fuzz fuzz-quick fuzz-build lint layers docs clean
 
 # Installs the system libraries when pkg-config cannot find them (needs root, as in CI).
 deps:
@@ -105,6 +105,18 @@ fuzz-quick: fuzz-build
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Stress Benchmarks Fuzz
+
+# The folder layering of Sources/Strata (docs/internals.md, "Layers"), checked by type names with
+# the team's folder_deps.py (beside the repository in ../shared/tools, as CI has it). The lower
+# folders use no type of Context/, Coordinator/ or Container/; SQL/ none of Stores/; Model/ none
+# of Objects/; no cycle spans more than two folders; no file is over 700 lines.
+FOLDER_DEPS ?= ../shared/tools/folder_deps.py
+layers:
+	@if [ ! -f "$(FOLDER_DEPS)" ]; then echo "layers: $(FOLDER_DEPS) not found (set FOLDER_DEPS=…)"; exit 1; fi
+	python3 $(FOLDER_DEPS) Sources/Strata --quiet \
+		--below Stores,SQL,Query,Model,Predicates,Values,Support,Concurrency:Context,Coordinator,Container \
+		--below SQL:Stores --below Model,Predicates,Values:Objects,Query,SQL \
+		--max-scc 2 --max-lines 700
 
 clean:
 	rm -rf .build
