@@ -28,6 +28,11 @@ public final class DictionaryStore: IncrementalStore, @unchecked Sendable {
 
     private let state = StrataLock(State())
     private let uuid = UUID().uuidString
+    private let lastRequest = StrataLock<StoreFetchRequest?>(nil)
+
+    /// The last fetch request the store received (what a store that translates predicates
+    /// would read: entity, predicate tree, sort, window).
+    public var lastFetch: StoreFetchRequest? { lastRequest.withLock { $0 } }
 
     public required init(model: ManagedObjectModel, configurationName: String?, url: URL?, options: [String: any Sendable]) throws {
         try super.init(model: model, configurationName: configurationName, url: url, options: options)
@@ -40,6 +45,7 @@ public final class DictionaryStore: IncrementalStore, @unchecked Sendable {
     // MARK: Reading
 
     public override func fetchRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> [IncrementalStoreNode] {
+        lastRequest.withLock { $0 = request }
         let candidates = state.withLock { Array(($0.rows[request.entity.rootEntity.name] ?? [:]).values) }
         return try request.evaluate(candidates, in: self, options: options)
     }

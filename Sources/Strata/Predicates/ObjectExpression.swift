@@ -7,7 +7,8 @@ import Foundation
 /// let total = ObjectExpression(forFunction: "sum:", arguments: [ObjectExpression(forKeyPath: "salary")])
 /// ```
 public final class ObjectExpression: Sendable, Hashable, CustomStringConvertible {
-    let node: ExpressionNode
+    /// The parsed expression (see ``PredicateNode``).
+    public let node: ExpressionNode
 
     init(node: ExpressionNode) { self.node = node }
 

@@ -16,7 +16,9 @@ import Foundation
 /// fetch using the predicate throws (with the offset and a caret under the bad token); use
 /// ``init(validatingFormat:_:)`` to get the error at once.
 public final class ObjectPredicate: Sendable, Hashable, CustomStringConvertible {
-    let node: PredicateNode
+    /// The parsed predicate, for stores that translate predicates themselves (a predicate that
+    /// did not parse is `.constant(false)` here, and fetching with it throws its syntax error).
+    public let node: PredicateNode
     /// The syntax error of a malformed format string, or `nil`.
     public let syntaxError: StrataError?
 

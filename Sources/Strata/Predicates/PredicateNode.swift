@@ -1,8 +1,11 @@
 import Foundation
 
 /// The parsed form of a predicate: a tree of small, immutable nodes shared by the in-memory
-/// evaluator, the SQL compiler and the formatter.
-indirect enum PredicateNode: Hashable, Sendable {
+/// evaluator, the SQL compiler and the formatter. Public and read-only (``ObjectPredicate/node``),
+/// so that a store that is not SQL can translate a fetch's predicate its own way (as Core Data's
+/// incremental stores read `NSComparisonPredicate`s and `NSCompoundPredicate`s); the SQLite
+/// store compiles the bound form instead. Usable from any thread.
+public indirect enum PredicateNode: Hashable, Sendable {
     /// `TRUEPREDICATE` / `FALSEPREDICATE`.
     case constant(Bool)
     /// `a AND b AND …`.
@@ -16,7 +19,7 @@ indirect enum PredicateNode: Hashable, Sendable {
 }
 
 /// How a comparison applies to a to-many left side.
-enum ComparisonModifier: String, Hashable, Sendable {
+public enum ComparisonModifier: String, Hashable, Sendable {
     /// Compare the value itself.
     case direct
     /// `ANY` / `SOME`: true if any element matches.
@@ -28,19 +31,32 @@ enum ComparisonModifier: String, Hashable, Sendable {
 }
 
 /// The comparison operators of the format language.
-enum ComparisonOperator: String, Hashable, Sendable {
+public enum ComparisonOperator: String, Hashable, Sendable {
+    /// `==` (also `=`).
     case equal = "=="
+    /// `!=` (also `<>`).
     case notEqual = "!="
+    /// `<`.
     case lessThan = "<"
+    /// `<=`.
     case lessThanOrEqual = "<="
+    /// `>`.
     case greaterThan = ">"
+    /// `>=`.
     case greaterThanOrEqual = ">="
+    /// `MATCHES`: the whole string matches a regular expression.
     case matches = "MATCHES"
+    /// `LIKE`: `*` and `?` wildcards.
     case like = "LIKE"
+    /// `BEGINSWITH`.
     case beginsWith = "BEGINSWITH"
+    /// `ENDSWITH`.
     case endsWith = "ENDSWITH"
+    /// `CONTAINS`: a substring, or an element of a collection.
     case contains = "CONTAINS"
+    /// `IN`: an element of the right-hand collection (or a substring of the right-hand string).
     case `in` = "IN"
+    /// `BETWEEN {low, high}`, inclusive.
     case between = "BETWEEN"
 
     /// Whether the operator takes the `[c]`, `[d]` options.
@@ -53,16 +69,21 @@ enum ComparisonOperator: String, Hashable, Sendable {
 }
 
 /// One comparison: `modifier lhs op[options] rhs`.
-struct ComparisonNode: Hashable, Sendable {
-    var modifier: ComparisonModifier
-    var lhs: ExpressionNode
-    var op: ComparisonOperator
-    var options: ComparisonOptions
-    var rhs: ExpressionNode
+public struct ComparisonNode: Hashable, Sendable {
+    /// `ANY`, `ALL`, `NONE`, or none.
+    public internal(set) var modifier: ComparisonModifier
+    /// The left-hand expression.
+    public internal(set) var lhs: ExpressionNode
+    /// The operator.
+    public internal(set) var op: ComparisonOperator
+    /// `[c]`, `[d]`, `[n]`.
+    public internal(set) var options: ComparisonOptions
+    /// The right-hand expression.
+    public internal(set) var rhs: ExpressionNode
 }
 
-/// The parsed form of an expression.
-indirect enum ExpressionNode: Hashable, Sendable {
+/// The parsed form of an expression (see ``PredicateNode``). Public and read-only.
+public indirect enum ExpressionNode: Hashable, Sendable {
     /// A constant value.
     case constant(PredicateValue)
     /// `SELF`: the object being evaluated.

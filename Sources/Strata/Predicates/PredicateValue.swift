@@ -2,20 +2,32 @@ import Foundation
 
 /// A constant in a predicate or expression: the values a format string or a format argument
 /// can carry. `Sendable`, so predicates can be shared between queues.
-enum PredicateValue: Hashable, Sendable {
+public enum PredicateValue: Hashable, Sendable {
+    /// `nil` / `NULL`.
     case null
+    /// `YES` / `NO` / `TRUE` / `FALSE`, or a `Bool` argument.
     case bool(Bool)
+    /// An integer literal or argument.
     case integer(Int64)
+    /// A floating-point literal or argument.
     case double(Double)
+    /// A `Decimal` argument.
     case decimal(Decimal)
+    /// A quoted string or `String` argument.
     case string(String)
+    /// A `Date` argument (or `CAST(…, "NSDate")`).
     case date(Date)
+    /// A `Data` argument.
     case data(Data)
+    /// A `UUID` argument.
     case uuid(UUID)
+    /// A `URL` argument.
     case url(URL)
+    /// A managed object or object ID argument.
     case objectID(ManagedObjectID)
     /// An object ID known only by its URI (a parsed `CAST("x-coredata://…", "NSManagedObjectID")`).
     case objectURI(URL)
+    /// A collection argument.
     case array([PredicateValue])
 
     /// Converts a Swift value (a format argument or a substitution variable) to a constant.
@@ -88,7 +100,9 @@ enum PredicateValue: Hashable, Sendable {
 
     private var sortKey: String { PredicateFormatter.literal(self) }
 
-    static func == (lhs: PredicateValue, rhs: PredicateValue) -> Bool {
+    /// Equality as predicates compare constants: strings by their UTF-8 bytes, NaN equal to
+    /// NaN, an object ID equal to its URI.
+    public static func == (lhs: PredicateValue, rhs: PredicateValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
         case (.bool(let a), .bool(let b)): return a == b
@@ -108,7 +122,8 @@ enum PredicateValue: Hashable, Sendable {
         }
     }
 
-    func hash(into hasher: inout Hasher) {
+    /// Hashes consistently with `==`.
+    public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
         case .bool(let v): hasher.combine(v)

@@ -1,12 +1,16 @@
 /// `[c]`, `[d]`, `[n]` comparison options.
-struct ComparisonOptions: OptionSet, Hashable, Sendable {
-    let rawValue: UInt8
+public struct ComparisonOptions: OptionSet, Hashable, Sendable {
+    /// The options as bits.
+    public let rawValue: UInt8
+
+    /// Options from their bits.
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// `[c]`: case-insensitive.
-    static let caseInsensitive = ComparisonOptions(rawValue: 1)
+    public static let caseInsensitive = ComparisonOptions(rawValue: 1)
     /// `[d]`: diacritic-insensitive.
-    static let diacriticInsensitive = ComparisonOptions(rawValue: 2)
+    public static let diacriticInsensitive = ComparisonOptions(rawValue: 2)
     /// `[n]`: normalized (accepted; Strata's comparisons are already exact on code points).
-    static let normalized = ComparisonOptions(rawValue: 4)
+    public static let normalized = ComparisonOptions(rawValue: 4)
 
     var formatted: String {
         var letters = ""

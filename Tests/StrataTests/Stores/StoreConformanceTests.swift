@@ -329,6 +329,51 @@ struct StoreConformanceTests {
     }
 }
 
+/// The parsed predicate is public and read-only, so a store that is not SQL can translate a
+/// fetch's predicate itself (as Core Data's incremental stores read `NSComparisonPredicate`'s
+/// `leftExpression`, `predicateOperatorType` and `rightExpression`).
+@Suite("Predicate trees for stores")
+struct PredicateTreeTests {
+    @Test("a compound predicate reads as its parts")
+    func compoundPredicate() throws {
+        let predicate = ObjectPredicate(format: "age > %@ AND ANY team.members.name BEGINSWITH[cd] %@", 30, "a")
+        guard case .and(let parts) = predicate.node, parts.count == 2,
+            case .comparison(let age) = parts[0], case .comparison(let name) = parts[1]
+        else {
+            Issue.record("unexpected tree \(predicate.node)")
+            return
+        }
+        #expect(age.lhs == .keyPath(["age"]))
+        #expect(age.op == .greaterThan)
+        #expect(age.rhs == .constant(.integer(30)))
+        #expect(name.modifier == .any)
+        #expect(name.lhs == .keyPath(["team", "members", "name"]))
+        #expect(name.op == .beginsWith)
+        #expect(name.options == [.caseInsensitive, .diacriticInsensitive])
+        #expect(name.rhs == .constant(.string("a")))
+    }
+
+    @Test("a store request carries the predicate and sort it was made from")
+    func storeRequestCarriesTheTree() throws {
+        let directory = TemporaryDirectory()
+        let model = StoreConformanceTests.peopleModel()
+        let coordinator = try StoreConformanceTests.coordinator(.dictionary, model: model, directory: directory)
+        try StoreConformanceTests.seedPeople(StoreConformanceTests.context(coordinator), model: model)
+        let store = try #require(coordinator.persistentStores.first?.incrementalStore as? DictionaryStore)
+        let context = StoreConformanceTests.context(coordinator)
+        try context.performAndWait {
+            let request = FetchRequest<ManagedObject>(entityName: "Person")
+            request.predicate = ObjectPredicate(format: "name == %@", "p3")
+            request.sortDescriptors = [ObjectSortDescriptor(key: "age", ascending: false)]
+            _ = try context.fetch(request)
+        }
+        let seen = try #require(store.lastFetch)
+        #expect(seen.entity.name == "Person")
+        #expect(seen.predicate?.node == ObjectPredicate(format: "name == 'p3'").node)
+        #expect(seen.sortDescriptors == [ObjectSortDescriptor(key: "age", ascending: false)])
+    }
+}
+
 /// The store registry: `registerStoreClass(_:forStoreType:)` as Core Data's.
 @Suite("Store registry")
 struct StoreRegistryTests {
