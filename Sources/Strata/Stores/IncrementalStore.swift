@@ -38,9 +38,9 @@ import StrataLocks
 ///
 /// Subclasses are thread-safe: the coordinator calls them from many threads at once.
 open class IncrementalStore: @unchecked Sendable {
-    // @unchecked Sendable: the base class's state is immutable after the coordinator has loaded
-    // the store (`token` and `loadedMetadata` are written once, before the store is shared, and
-    // `loadedMetadata` is then guarded by `metadataLock`); subclasses say why they are safe.
+    // @unchecked Sendable: the base class's state is immutable or guarded by a lock (the
+    // metadata by `metadataLock`, the token's identifier by its own); subclasses say why they
+    // are safe.
 
     /// The model the store holds objects of.
     public let model: ManagedObjectModel
@@ -52,7 +52,7 @@ open class IncrementalStore: @unchecked Sendable {
     public let options: [String: any Sendable]
 
     /// The identity shared by every object ID of this store (from the metadata's UUID).
-    final var token: StoreToken
+    let token: StoreToken
     private let metadataLock = StrataLock<[String: any Sendable]>([:])
 
     /// Creates the store. The coordinator calls ``loadMetadata()`` next, before anything else;
@@ -161,7 +161,7 @@ open class IncrementalStore: @unchecked Sendable {
                 code: StrataError.Code.persistentStoreOpen,
                 message: "\(type(of: self)).loadMetadata() returned no '\(StoreMetadataKey.storeUUID)': every store needs a stable unique identifier", url: url)
         }
-        token = StoreToken(identifier: uuid)
+        token.assign(identifier: uuid)
         metadataLock.withLock { $0 = loaded }
     }
 

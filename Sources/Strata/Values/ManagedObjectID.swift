@@ -1,11 +1,19 @@
 import Foundation
+import StrataLocks
 import Synchronization
 
 /// Identifies one store that object IDs belong to. Shared by every ID of the store.
 final class StoreToken: Sendable {
+    private let storedIdentifier: StrataLock<String>
+
+    init(identifier: String) { self.storedIdentifier = StrataLock(identifier) }
+
     /// The store's persistent identifier (a UUID string kept in the store's metadata).
-    let identifier: String
-    init(identifier: String) { self.identifier = identifier }
+    var identifier: String { storedIdentifier.withLock { $0 } }
+
+    /// Sets the identifier once the store has loaded its metadata (before any ID of the store
+    /// exists: the token's identity is what IDs compare; the identifier is what URIs print).
+    func assign(identifier: String) { storedIdentifier.withLock { $0 = identifier } }
 }
 
 /// A global, thread-safe identifier of a managed object (Core Data's `NSManagedObjectID`).
