@@ -19,7 +19,7 @@ public indirect enum PredicateNode: Hashable, Sendable {
 }
 
 /// How a comparison applies to a to-many left side.
-public enum ComparisonModifier: String, Hashable, Sendable {
+enum ComparisonModifier: String, Hashable, Sendable {
     /// Compare the value itself.
     case direct
     /// `ANY` / `SOME`: true if any element matches.
@@ -31,7 +31,7 @@ public enum ComparisonModifier: String, Hashable, Sendable {
 }
 
 /// The comparison operators of the format language.
-public enum ComparisonOperator: String, Hashable, Sendable {
+enum ComparisonOperator: String, Hashable, Sendable {
     /// `==` (also `=`).
     case equal = "=="
     /// `!=` (also `<>`).
@@ -70,16 +70,20 @@ public enum ComparisonOperator: String, Hashable, Sendable {
 
 /// One comparison: `modifier lhs op[options] rhs`.
 public struct ComparisonNode: Hashable, Sendable {
-    /// `ANY`, `ALL`, `NONE`, or none.
-    public internal(set) var modifier: ComparisonModifier
+    var modifier: ComparisonModifier
     /// The left-hand expression.
     public internal(set) var lhs: ExpressionNode
-    /// The operator.
-    public internal(set) var op: ComparisonOperator
-    /// `[c]`, `[d]`, `[n]`.
-    public internal(set) var options: ComparisonOptions
+    var op: ComparisonOperator
+    var options: ComparisonOptions
     /// The right-hand expression.
     public internal(set) var rhs: ExpressionNode
+
+    /// `ANY`, `ALL`, `NONE`, or `.direct` (Core Data's `comparisonPredicateModifier`).
+    public var comparisonModifier: ObjectPredicate.Modifier { ObjectPredicate.Modifier(rawValue: modifier.rawValue) ?? .direct }
+    /// The operator (Core Data's `predicateOperatorType`).
+    public var comparisonOperator: ObjectPredicate.Operator { ObjectPredicate.Operator(rawValue: op.rawValue) ?? .equalTo }
+    /// `[c]`, `[d]`, `[n]` (Core Data's `options`).
+    public var comparisonOptions: ObjectPredicate.Options { ObjectPredicate.Options(rawValue: options.rawValue) }
 }
 
 /// The parsed form of an expression (see ``PredicateNode``). Public and read-only.

@@ -344,12 +344,12 @@ struct PredicateTreeTests {
             return
         }
         #expect(age.lhs == .keyPath(["age"]))
-        #expect(age.op == .greaterThan)
+        #expect(age.comparisonOperator == .greaterThan)
         #expect(age.rhs == .constant(.integer(30)))
-        #expect(name.modifier == .any)
+        #expect(name.comparisonModifier == .any)
         #expect(name.lhs == .keyPath(["team", "members", "name"]))
-        #expect(name.op == .beginsWith)
-        #expect(name.options == [.caseInsensitive, .diacriticInsensitive])
+        #expect(name.comparisonOperator == .beginsWith)
+        #expect(name.comparisonOptions == [.caseInsensitive, .diacriticInsensitive])
         #expect(name.rhs == .constant(.string("a")))
     }
 
