@@ -124,7 +124,7 @@ public final class SQLiteConnection {
 
     /// Runs `body` inside a transaction: committed when it returns, rolled back when it throws.
     public func transaction<T>(_ kind: SQLiteTransactionKind = .immediate, _ body: () throws -> T) throws -> T {
-        try execute("BEGIN \(kind.rawValue) TRANSACTION")
+        try execute(kind.beginStatement)
         do {
             let result = try body()
             try execute("COMMIT TRANSACTION")
@@ -161,4 +161,13 @@ public enum SQLiteTransactionKind: String, Sendable {
     case immediate = "IMMEDIATE"
     /// Takes an exclusive lock at once.
     case exclusive = "EXCLUSIVE"
+
+    /// The statement that begins a transaction of this kind (`BEGIN IMMEDIATE TRANSACTION`).
+    public var beginStatement: String {
+        switch self {
+        case .deferred: return "BEGIN DEFERRED TRANSACTION"
+        case .immediate: return "BEGIN IMMEDIATE TRANSACTION"
+        case .exclusive: return "BEGIN EXCLUSIVE TRANSACTION"
+        }
+    }
 }
