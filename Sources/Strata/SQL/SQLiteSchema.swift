@@ -70,8 +70,8 @@ final class SQLiteSchema: @unchecked Sendable {
     private(set) var joinTables: [JoinTable] = []
     /// Columns keyed by "table.Z_FOK_x" for ordered one-to-many positions.
     private var orderColumnNames: [ObjectIdentifier: String] = [:]
-    /// The INSERT statement of each entity, built once.
-    private var insertStatements: [ObjectIdentifier: String] = [:]
+    /// Every to-many relationship declared in the model, sorted by entity name, then name.
+    private(set) var toManyRelationships: [RelationshipDescription] = []
 
     init(model: ManagedObjectModel) {
         self.model = model
@@ -143,11 +143,11 @@ final class SQLiteSchema: @unchecked Sendable {
             tables[tableName] = table
         }
         // To-many storage.
-        let allRelationships = model.entities.flatMap { $0.properties.compactMap { $0 as? RelationshipDescription } }
+        toManyRelationships = model.entities.flatMap { $0.properties.compactMap { $0 as? RelationshipDescription } }
             .filter(\.isToMany)
             .sorted { ($0.entity?.name ?? "", $0.name) < ($1.entity?.name ?? "", $1.name) }
         var joinTableByOwner: [ObjectIdentifier: JoinTable] = [:]
-        for relationship in allRelationships {
+        for relationship in toManyRelationships {
             guard let source = relationship.entity, let destination = relationship.destinationEntity else { continue }
             if let inverse = relationship.inverseRelationship, !inverse.isToMany {
                 // One-to-many: read through the inverse's foreign key on the destination's table.
@@ -195,25 +195,6 @@ final class SQLiteSchema: @unchecked Sendable {
             }
             toManyStorage[ObjectIdentifier(relationship)] = .joinTable(join, isSourceSide: owner === relationship)
         }
-        // Entity column maps may have shifted index for tables that gained order columns: they
-        // only ever append, so earlier indexes stay valid.
-        for entity in model.entities {
-            guard let table = table(for: entity), let columns = columns(for: entity) else { continue }
-            var names = ["Z_PK", "Z_ENT", "Z_OPT"]
-            for column in columns.attributeColumns { names.append(columnName(column, in: table)) }
-            for column in columns.toOneColumns {
-                names.append(columnName(column.key, in: table))
-                if let code = column.entityCode { names.append(columnName(code, in: table)) }
-            }
-            insertStatements[ObjectIdentifier(entity)] =
-                "INSERT INTO \(SQLFragment.identifier(table.name)) (\(names.map(SQLFragment.identifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
-        }
-    }
-
-    /// The INSERT statement for rows of `entity`: `Z_PK, Z_ENT, Z_OPT`, the attribute columns in
-    /// slot order, then each to-one's key (and entity code column).
-    func insertStatement(for entity: EntityDescription) -> String? {
-        insertStatements[ObjectIdentifier(entity)]
     }
 
     static func declaration(for type: AttributeType) -> String {

@@ -2,14 +2,20 @@ import Foundation
 import StrataSQLite
 
 /// Writing: one `BEGIN IMMEDIATE` transaction per save; primary keys come from `Z_PRIMARYKEY`
-/// inside it, so IDs are only handed out for saves that commit.
+/// inside it, so IDs are only handed out for saves that commit. The SQL is `SaveStatements`'.
 extension SQLiteStore {
+    /// Every write transaction begins `IMMEDIATE`: it takes the write lock at once, waiting up to
+    /// the busy timeout. A deferred transaction that reads and then writes fails with
+    /// `SQLITE_BUSY` at once in WAL mode, whatever the timeout, when another connection wrote
+    /// in between.
+    static let writeTransaction = SQLiteTransactionKind.immediate
+
     func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64] {
         guard count > 0 else { return [] }
         if configuration.readOnly { throw readOnlyError() }
         do {
             return try pool.withWriter { connection in
-                try connection.transaction(.immediate) { try allocate(count, for: entity, on: connection) }
+                try connection.transaction(Self.writeTransaction) { try allocate(count, for: entity, on: connection) }
             }
         } catch {
             throw wrap(error, "Obtaining permanent IDs")
@@ -18,7 +24,7 @@ extension SQLiteStore {
 
     private func allocate(_ count: Int, for entity: EntityDescription, on connection: SQLiteConnection) throws -> [Int64] {
         let root = entity.rootEntity
-        let statement = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ? RETURNING Z_MAX")
+        let statement = try connection.cachedStatement(SaveStatements.allocatePrimaryKeys)
         var last: Int64 = 0
         try statement.forEachRow([.integer(Int64(count)), .integer(root.layout.code)]) { last = $0.int64(at: 0) }
         let first = last - Int64(count) + 1
@@ -41,7 +47,7 @@ extension SQLiteStore {
         if configuration.readOnly { throw readOnlyError() }
         do {
             return try pool.withWriter { connection in
-                try connection.transaction(.immediate) {
+                try connection.transaction(Self.writeTransaction) {
                     let result = try write(changes, on: connection)
                     try body()
                     return result
@@ -105,11 +111,7 @@ extension SQLiteStore {
         }
         // 5. Deletes, with optimistic locking; join rows of the deleted object go too.
         for deletion in changes.deletes {
-            guard let pk = deletion.objectID.primaryKey, let table = schema.table(for: deletion.objectID.entity) else { continue }
-            let sql =
-                deletion.ignoresVersion
-                ? "DELETE FROM \(SQLFragment.identifier(table.name)) WHERE Z_PK = ?"
-                : "DELETE FROM \(SQLFragment.identifier(table.name)) WHERE Z_PK = ? AND Z_OPT = ?"
+            guard let pk = deletion.objectID.primaryKey, let sql = saveSQL.delete(deletion.objectID.entity, checkingVersion: !deletion.ignoresVersion) else { continue }
             let statement = try connection.cachedStatement(sql)
             try statement.execute(deletion.ignoresVersion ? [.integer(pk)] : [.integer(pk), .integer(deletion.baseVersion)])
             if connection.changes == 0 {
@@ -128,11 +130,11 @@ extension SQLiteStore {
 
     private func insertRow(_ insert: RowChange, pk: Int64, resolve: (ManagedObjectID?) throws -> SQLiteValue, on connection: SQLiteConnection) throws {
         let entity = insert.objectID.entity
-        guard let sql = schema.insertStatement(for: entity), let columns = schema.columns(for: entity) else {
+        guard let sql = saveSQL.insert(entity), let columns = schema.columns(for: entity) else {
             throw StrataError(code: StrataError.Code.persistentStoreSave, message: "Entity '\(entity.name)' is not stored in this store", entityName: entity.name, url: url)
         }
         let statement = try connection.cachedStatement(sql)
-        // Bind in the statement's column order (see SQLiteSchema.insertStatement(for:)).
+        // Bind in the statement's column order (see SaveStatements.insert(_:)).
         var index: Int32 = 1
         func bind(_ value: SQLiteValue) throws {
             try statement.bind(value, at: index)
@@ -164,35 +166,16 @@ extension SQLiteStore {
     /// Writes the changed columns; returns the new version, or nil on a version conflict.
     private func updateRow(_ update: RowChange, pk: Int64, resolve: (ManagedObjectID?) throws -> SQLiteValue, on connection: SQLiteConnection) throws -> Int64? {
         let entity = update.objectID.entity
-        guard let table = schema.table(for: entity), let columns = schema.columns(for: entity) else { return nil }
-        var assignments: [String] = []
-        var values: [SQLiteValue] = []
-        for slot in update.changedAttributeSlots where slot < columns.attributeColumns.count {
-            assignments.append(SQLFragment.identifier(schema.columnName(columns.attributeColumns[slot], in: table)) + " = ?")
-            values.append(slot < update.attributes.count ? update.attributes[slot].sqliteValue : .null)
-        }
-        for slot in update.changedToOneSlots where slot < columns.toOneColumns.count {
-            let column = columns.toOneColumns[slot]
-            let target = slot < update.toOne.count ? update.toOne[slot] : nil
-            assignments.append(SQLFragment.identifier(schema.columnName(column.key, in: table)) + " = ?")
-            values.append(try resolve(target))
-            if let codeColumn = column.entityCode {
-                assignments.append(SQLFragment.identifier(schema.columnName(codeColumn, in: table)) + " = ?")
-                values.append(target.map { .integer($0.entity.layout.code) } ?? .null)
-            }
-        }
-        assignments.append("Z_OPT = Z_OPT + 1")
-        var sql = "UPDATE \(SQLFragment.identifier(table.name)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?"
-        values.append(.integer(pk))
-        if !update.ignoresVersion {
-            sql += " AND Z_OPT = ?"
-            values.append(.integer(update.baseVersion))
-        }
-        sql += " RETURNING Z_OPT"
-        let statement = try connection.cachedStatement(sql)
+        guard
+            let sql = try saveSQL.update(
+                entity, primaryKey: pk, expectedVersion: update.ignoresVersion ? nil : update.baseVersion,
+                attributes: update.attributes, changedAttributeSlots: update.changedAttributeSlots,
+                toOne: update.toOne, changedToOneSlots: update.changedToOneSlots, key: { StoredValue(try resolve($0)) })
+        else { return nil }
+        let statement = try connection.cachedStatement(sql.text)
         var newVersion: Int64?
         do {
-            try statement.forEachRow(values) { newVersion = $0.int64(at: 0) }
+            try statement.forEachRow(sql.bindings.sqliteValues) { newVersion = $0.int64(at: 0) }
         } catch let error as SQLiteError where error.isConstraintViolation {
             var failure = StrataError.sqlite(error, while: "Updating \(entity.name)", url: url, defaultCode: StrataError.Code.managedObjectConstraintMerge)
             failure.entityName = entity.name
@@ -222,30 +205,30 @@ extension SQLiteStore {
         guard let storage = schema.storage(of: change.relationship) else { return }
         let owner = try resolve(change.owner)
         switch storage {
-        case .foreignKey(let table, _, let orderColumn, _):
+        case .foreignKey:
             // Membership lives in the inverse foreign key (written with the other side's row);
             // only the order of an ordered relationship is written here.
-            guard let orderColumn, let ordered = change.ordered else { return }
-            let statement = try connection.cachedStatement("UPDATE \(SQLFragment.identifier(table)) SET \(SQLFragment.identifier(orderColumn)) = ? WHERE Z_PK = ?")
+            guard let ordered = change.ordered, let sql = saveSQL.positionUpdate(change.relationship) else { return }
+            let statement = try connection.cachedStatement(sql)
             for (index, member) in ordered.enumerated() {
                 try statement.execute([.integer(Int64(index)), try resolve(member)])
             }
         case .joinTable(let join, let isSourceSide):
-            guard isSourceSide else { return }  // the owning side writes the rows
+            guard isSourceSide, let sql = saveSQL.joinTable(join) else { return }  // the owning side writes the rows
             if join.isOrdered, let ordered = change.ordered {
-                try connection.cachedStatement("DELETE FROM \(SQLFragment.identifier(join.name)) WHERE Z_SOURCE = ?").execute([owner])
-                let insert = try connection.cachedStatement("INSERT OR REPLACE INTO \(SQLFragment.identifier(join.name)) (Z_SOURCE, Z_TARGET, Z_ORDER) VALUES (?, ?, ?)")
+                try connection.cachedStatement(sql.deleteSource).execute([owner])
+                let insert = try connection.cachedStatement(sql.insertOrdered)
                 for (index, member) in ordered.enumerated() {
                     try insert.execute([owner, try resolve(member), .integer(Int64(index))])
                 }
                 return
             }
             if !change.removed.isEmpty {
-                let delete = try connection.cachedStatement("DELETE FROM \(SQLFragment.identifier(join.name)) WHERE Z_SOURCE = ? AND Z_TARGET = ?")
+                let delete = try connection.cachedStatement(sql.deletePair)
                 for member in change.removed { try delete.execute([owner, try resolve(member)]) }
             }
             if !change.added.isEmpty {
-                let insert = try connection.cachedStatement("INSERT OR IGNORE INTO \(SQLFragment.identifier(join.name)) (Z_SOURCE, Z_TARGET) VALUES (?, ?)")
+                let insert = try connection.cachedStatement(sql.insert)
                 for member in change.added { try insert.execute([owner, try resolve(member)]) }
             }
         }
@@ -253,12 +236,12 @@ extension SQLiteStore {
 
     private func deleteJoinRows(of id: ManagedObjectID, pk: Int64, on connection: SQLiteConnection) throws {
         for join in schema.joinTables {
-            guard let owner = join.owner.entity, let destination = join.owner.destinationEntity else { continue }
+            guard let owner = join.owner.entity, let destination = join.owner.destinationEntity, let sql = saveSQL.joinTable(join) else { continue }
             if id.entity.isKindOf(entity: owner) {
-                try connection.cachedStatement("DELETE FROM \(SQLFragment.identifier(join.name)) WHERE Z_SOURCE = ?").execute([.integer(pk)])
+                try connection.cachedStatement(sql.deleteSource).execute([.integer(pk)])
             }
             if id.entity.isKindOf(entity: destination) {
-                try connection.cachedStatement("DELETE FROM \(SQLFragment.identifier(join.name)) WHERE Z_TARGET = ?").execute([.integer(pk)])
+                try connection.cachedStatement(sql.deleteTarget).execute([.integer(pk)])
             }
         }
     }

@@ -46,6 +46,8 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
     // @unchecked Sendable: connections are reached only through `pool`, which serialises them;
     // everything else is immutable (the metadata is kept by the base class).
     let schema: SQLiteSchema
+    /// The SQL of saves, built from `schema` once.
+    let saveSQL: SaveStatements
     let configuration: SQLiteStoreConfiguration
     let pool: SQLiteConnectionPool
     let sqlObservers: SQLObservers
@@ -65,6 +67,7 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         let observers = (options[SQLObservers.optionKey] as? SQLObservers) ?? SQLObservers()
         self.configuration = configuration
         self.schema = SQLiteSchema(model: model)
+        self.saveSQL = SaveStatements(schema: schema)
         self.sqlObservers = observers
         let path = url.path
         func open(readOnly: Bool) throws -> SQLiteConnection {
@@ -173,7 +176,7 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         if let metadata = try connection.transaction(.deferred, { try completeStoreMetadata(on: connection, schema: schema, model: model, url: url) }) {
             return metadata
         }
-        return try connection.transaction(.immediate, body)
+        return try connection.transaction(Self.writeTransaction, body)
     }
 
     /// Reads the metadata of the store file at `url` without opening it as a store.
@@ -239,7 +242,7 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
 
     override func writeMetadata(_ metadata: [String: any Sendable]) throws {
         try pool.withWriter { connection in
-            try connection.transaction(.immediate) { try Self.writeMetadata(metadata, on: connection) }
+            try connection.transaction(Self.writeTransaction) { try Self.writeMetadata(metadata, on: connection) }
         }
     }
 

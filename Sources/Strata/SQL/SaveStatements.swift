@@ -1,0 +1,179 @@
+/// The SQL of a save, from the schema mapping (`SQLiteSchema`); no database connection.
+///
+/// A save is one write transaction (`BEGIN IMMEDIATE`: `SQLiteStore.writeTransaction`) that
+/// allocates primary keys, then inserts, updates, writes to-many changes and deletes, in that
+/// order (`SQLiteStore+Save.swift` runs it). Text that depends only on the schema — each
+/// entity's INSERT and DELETEs, each join table's writes, each ordered one-to-many's position
+/// update — is built here once, when the store opens, so a save binds values into cached
+/// statements without building strings per row. Only an UPDATE's text depends on the row (on
+/// which columns changed); it is assembled from pieces built here once.
+///
+/// Statements keep Core Data's layout: `Z_PK` the primary key, `Z_ENT` the entity code,
+/// `Z_OPT` the row version that optimistic locking compares.
+struct SaveStatements: Sendable {
+    /// Hands out primary keys for one table: binds the number of keys and the root entity's
+    /// code; returns the last key handed out (the keys are the `count` numbers ending there).
+    /// Run inside the save's transaction, so keys are only used up by saves that commit.
+    static let allocatePrimaryKeys = "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ? RETURNING Z_MAX"
+
+    /// The statements of one entity's rows.
+    private struct EntityWrites: Sendable {
+        /// See ``SaveStatements/insert(_:)``.
+        let insert: String
+        /// `DELETE … WHERE Z_PK = ? AND Z_OPT = ?`.
+        let deleteCheckingVersion: String
+        /// `DELETE … WHERE Z_PK = ?`.
+        let delete: String
+        /// `UPDATE "<table>" SET `.
+        let updatePrefix: String
+        /// `"<column>" = ?, ` by attribute slot.
+        let attributeAssignments: [String]
+        /// By to-one slot: `"<key column>" = ?, ` and, for destinations with sub-entities,
+        /// `"<entity code column>" = ?, `.
+        let toOneAssignments: [ToOneAssignment]
+    }
+
+    private struct ToOneAssignment: Sendable {
+        let key: String
+        let entityCode: String?
+    }
+
+    private let entities: [ObjectIdentifier: EntityWrites]
+    /// By ordered one-to-many relationship: the update of a member's position.
+    private let positionUpdates: [ObjectIdentifier: String]
+    /// By join table name.
+    private let joinTables: [String: JoinTableStatements]
+
+    init(schema: SQLiteSchema) {
+        var entities: [ObjectIdentifier: EntityWrites] = [:]
+        for entity in schema.model.entities {
+            guard let table = schema.table(for: entity), let columns = schema.columns(for: entity) else { continue }
+            let tableName = SQLFragment.identifier(table.name)
+            func column(_ index: Int) -> String { SQLFragment.identifier(schema.columnName(index, in: table)) }
+            // Z_PK, Z_ENT, Z_OPT, the attributes by slot, then each to-one's key (and entity code).
+            var names = ["Z_PK", "Z_ENT", "Z_OPT"].map(SQLFragment.identifier)
+            names += columns.attributeColumns.map(column)
+            for toOne in columns.toOneColumns {
+                names.append(column(toOne.key))
+                if let code = toOne.entityCode { names.append(column(code)) }
+            }
+            entities[ObjectIdentifier(entity)] = EntityWrites(
+                insert: "INSERT INTO \(tableName) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))",
+                deleteCheckingVersion: "DELETE FROM \(tableName) WHERE Z_PK = ? AND Z_OPT = ?",
+                delete: "DELETE FROM \(tableName) WHERE Z_PK = ?",
+                updatePrefix: "UPDATE \(tableName) SET ",
+                attributeAssignments: columns.attributeColumns.map { column($0) + " = ?, " },
+                toOneAssignments: columns.toOneColumns.map { toOne in
+                    ToOneAssignment(key: column(toOne.key) + " = ?, ", entityCode: toOne.entityCode.map { column($0) + " = ?, " })
+                })
+        }
+        self.entities = entities
+        var positionUpdates: [ObjectIdentifier: String] = [:]
+        for relationship in schema.toManyRelationships {
+            guard case .foreignKey(let table, _, let orderColumn?, _)? = schema.storage(of: relationship) else { continue }
+            positionUpdates[ObjectIdentifier(relationship)] = "UPDATE \(SQLFragment.identifier(table)) SET \(SQLFragment.identifier(orderColumn)) = ? WHERE Z_PK = ?"
+        }
+        self.positionUpdates = positionUpdates
+        var joinTables: [String: JoinTableStatements] = [:]
+        for join in schema.joinTables { joinTables[join.name] = JoinTableStatements(tableName: join.name) }
+        self.joinTables = joinTables
+    }
+
+    /// The INSERT of a row of `entity`, all columns bound in this order: `Z_PK`, `Z_ENT`,
+    /// `Z_OPT`, the stored attributes by slot, then each to-one's key (followed by its
+    /// destination's entity code where the destination has sub-entities). Nil when `entity`
+    /// has no table in the schema.
+    func insert(_ entity: EntityDescription) -> String? {
+        entities[ObjectIdentifier(entity)]?.insert
+    }
+
+    /// The UPDATE of the changed columns of a row of `entity`, with its bindings:
+    ///
+    /// ```sql
+    /// UPDATE "<table>" SET <changed attributes>, <changed to-ones>, Z_OPT = Z_OPT + 1
+    /// WHERE Z_PK = ? [AND Z_OPT = ?] RETURNING Z_OPT
+    /// ```
+    ///
+    /// Attributes come in the order of `changedAttributeSlots`, then each changed to-one's key
+    /// (resolved by `key`) and, where the destination has sub-entities, its entity code. With
+    /// an `expectedVersion` the row is only written if its `Z_OPT` still is that version
+    /// (optimistic locking): no row comes back on a conflict. Without one (a merge policy that
+    /// lets the object win) the row is written whatever its version. Slots beyond the entity's
+    /// are ignored; values missing for a changed slot are NULL. Nil when `entity` has no table.
+    func update(
+        _ entity: EntityDescription, primaryKey: Int64, expectedVersion: Int64?,
+        attributes: ContiguousArray<StoredValue>, changedAttributeSlots: [Int],
+        toOne: ContiguousArray<ManagedObjectID?>, changedToOneSlots: [Int],
+        key: (ManagedObjectID?) throws -> StoredValue
+    ) rethrows -> SQLFragment? {
+        guard let writes = entities[ObjectIdentifier(entity)] else { return nil }
+        var sql = SQLFragment(writes.updatePrefix)
+        for slot in changedAttributeSlots where slot < writes.attributeAssignments.count {
+            sql.text += writes.attributeAssignments[slot]
+            sql.bindings.append(slot < attributes.count ? attributes[slot] : .null)
+        }
+        for slot in changedToOneSlots where slot < writes.toOneAssignments.count {
+            let assignment = writes.toOneAssignments[slot]
+            let target = slot < toOne.count ? toOne[slot] : nil
+            sql.text += assignment.key
+            sql.bindings.append(try key(target))
+            if let entityCode = assignment.entityCode {
+                sql.text += entityCode
+                sql.bindings.append(target.map { .integer($0.entity.layout.code) } ?? .null)
+            }
+        }
+        sql.text += "Z_OPT = Z_OPT + 1 WHERE Z_PK = ?"
+        sql.bindings.append(.integer(primaryKey))
+        if let expectedVersion {
+            sql.text += " AND Z_OPT = ?"
+            sql.bindings.append(.integer(expectedVersion))
+        }
+        sql.text += " RETURNING Z_OPT"
+        return sql
+    }
+
+    /// The DELETE of a row of `entity`: binds `Z_PK`, and when `checkingVersion`, the version
+    /// the row must still have (`Z_OPT`; no row is deleted on a conflict). Nil when `entity`
+    /// has no table.
+    func delete(_ entity: EntityDescription, checkingVersion: Bool) -> String? {
+        guard let writes = entities[ObjectIdentifier(entity)] else { return nil }
+        return checkingVersion ? writes.deleteCheckingVersion : writes.delete
+    }
+
+    /// For an ordered one-to-many (membership in the inverse's foreign key): the update of one
+    /// member's position, binding the position (0-based) and the member's `Z_PK`. Nil for
+    /// other relationships.
+    func positionUpdate(_ relationship: RelationshipDescription) -> String? {
+        positionUpdates[ObjectIdentifier(relationship)]
+    }
+
+    /// The writes of a join table (many-to-many relationships and to-manys without an inverse).
+    func joinTable(_ join: SQLiteSchema.JoinTable) -> JoinTableStatements? {
+        joinTables[join.name]
+    }
+}
+
+/// The writes of one join table `(Z_SOURCE, Z_TARGET[, Z_ORDER])`, whose primary key is
+/// `(Z_SOURCE, Z_TARGET)`: the owning relationship's objects are the sources.
+struct JoinTableStatements: Sendable {
+    /// Adds a pair (binds source, target); adding a pair already there does nothing.
+    let insert: String
+    /// Adds a pair with its position (binds source, target, position), replacing the pair.
+    let insertOrdered: String
+    /// Removes a pair (binds source, target).
+    let deletePair: String
+    /// Removes every pair of a source (binds source): an ordered relationship's rows are
+    /// rewritten whole; a deleted source object leaves no rows.
+    let deleteSource: String
+    /// Removes every pair of a target (binds target): a deleted target object leaves no rows.
+    let deleteTarget: String
+
+    init(tableName: String) {
+        let table = SQLFragment.identifier(tableName)
+        insert = "INSERT OR IGNORE INTO \(table) (Z_SOURCE, Z_TARGET) VALUES (?, ?)"
+        insertOrdered = "INSERT OR REPLACE INTO \(table) (Z_SOURCE, Z_TARGET, Z_ORDER) VALUES (?, ?, ?)"
+        deletePair = "DELETE FROM \(table) WHERE Z_SOURCE = ? AND Z_TARGET = ?"
+        deleteSource = "DELETE FROM \(table) WHERE Z_SOURCE = ?"
+        deleteTarget = "DELETE FROM \(table) WHERE Z_TARGET = ?"
+    }
+}
