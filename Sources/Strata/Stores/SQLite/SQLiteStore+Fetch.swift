@@ -3,36 +3,16 @@ import StrataSQLite
 
 /// Reading: fetches, counts, fault fulfilment and to-many loading, on reader connections.
 extension SQLiteStore {
-    /// `SELECT Z_PK, Z_ENT, Z_OPT, <every column> FROM <table> t0 …` for a plan.
-    private func selectSQL(_ plan: FetchPlan, columns: String) throws -> SQLFragment {
-        guard let table = schema.table(for: plan.entity) else {
+    /// `plan`, once its entity is known to have a table here (`FetchStatements` builds its SQL).
+    private func stored(_ plan: FetchPlan) throws -> FetchPlan {
+        guard schema.table(for: plan.entity) != nil else {
             throw StrataError(code: StrataError.Code.coreData, message: "Entity '\(plan.entity.name)' is not stored in this store", entityName: plan.entity.name, url: url)
         }
-        let scope = SQLQueryScope(schema: schema, entity: plan.entity)
-        let compiler = PredicateSQLCompiler(scope: scope)
-        var conditions: [SQLFragment] = []
-        if plan.needsEntityFilter {
-            conditions.append(SQLFragment("t0.Z_ENT IN (" + plan.entityCodes.map(String.init).joined(separator: ", ") + ")"))
-        }
-        if let predicate = plan.predicate { conditions.append(try compiler.compile(predicate)) }
-        let orderBy = plan.resultKind == .count && plan.limit == 0 && plan.offset == 0 ? nil : try compiler.orderBy(plan.sorts)
-        var sql = SQLFragment("SELECT " + columns + " FROM " + SQLFragment.identifier(table.name) + " t0")
-        for join in scope.joins { sql.text += " " + join }
-        if !conditions.isEmpty { sql = sql + " WHERE " + SQLFragment.join(conditions, separator: " AND ") }
-        if let orderBy { sql = sql + " ORDER BY " + orderBy }
-        if plan.limit > 0 || plan.offset > 0 {
-            sql = sql + " LIMIT " + SQLFragment.value(.integer(plan.limit > 0 ? Int64(plan.limit) : -1)) + " OFFSET " + SQLFragment.value(.integer(Int64(plan.offset)))
-        }
-        return sql
-    }
-
-    private func allColumns(of entity: EntityDescription, alias: String) -> String {
-        guard let table = schema.table(for: entity) else { return alias + ".Z_PK" }
-        return ([alias + ".Z_PK", alias + ".Z_ENT", alias + ".Z_OPT"] + table.columns.map { alias + "." + SQLFragment.identifier($0.name) }).joined(separator: ", ")
+        return plan
     }
 
     func fetchRows(_ plan: FetchPlan, options: ReadOptions) throws -> [RowSnapshot] {
-        let sql = try selectSQL(plan, columns: allColumns(of: plan.entity, alias: "t0"))
+        let sql = try fetchSQL.rows(stored(plan))
         do {
             return try pool.withReader(options) { connection in
                 let statement = try connection.cachedStatement(sql.text)
@@ -51,7 +31,7 @@ extension SQLiteStore {
     }
 
     func fetchIDs(_ plan: FetchPlan, options: ReadOptions) throws -> [ManagedObjectID] {
-        let sql = try selectSQL(plan, columns: "t0.Z_PK, t0.Z_ENT")
+        let sql = try fetchSQL.objectIDs(stored(plan))
         do {
             return try pool.withReader(options) { connection in
                 let statement = try connection.cachedStatement(sql.text)
@@ -71,7 +51,7 @@ extension SQLiteStore {
     }
 
     func fetchIDList(_ plan: FetchPlan, options: ReadOptions) throws -> ObjectIDList {
-        let sql = try selectSQL(plan, columns: "t0.Z_PK, t0.Z_ENT")
+        let sql = try fetchSQL.objectIDs(stored(plan))
         do {
             return try pool.withReader(options) { connection in
                 let statement = try connection.cachedStatement(sql.text)
@@ -87,12 +67,7 @@ extension SQLiteStore {
     }
 
     func count(_ plan: FetchPlan, options: ReadOptions) throws -> Int {
-        var sql: SQLFragment
-        if plan.limit > 0 || plan.offset > 0 {
-            sql = "SELECT count(*) FROM (" + (try selectSQL(plan, columns: "1")) + ")"
-        } else {
-            sql = try selectSQL(plan.with(resultKind: .count), columns: "count(*)")
-        }
+        let sql = try fetchSQL.count(stored(plan))
         do {
             return try pool.withReader(options) { connection in
                 let statement = try connection.cachedStatement(sql.text)
@@ -159,29 +134,22 @@ extension SQLiteStore {
         }
     }
 
-    /// A JSON array of keys, bound as one parameter and read with `json_each`.
-    private func jsonKeys(_ keys: [Int64]) -> SQLiteValue {
-        .text("[" + keys.map(String.init).joined(separator: ",") + "]")
-    }
-
     func snapshots(for ids: [ManagedObjectID], options: ReadOptions) throws -> [RowSnapshot] {
         guard !ids.isEmpty else { return [] }
-        var byTable: [String: (entity: EntityDescription, keys: [Int64])] = [:]
+        var byTable: [String: [Int64]] = [:]
         for id in ids {
             guard let pk = id.primaryKey, let table = schema.table(for: id.entity) else { continue }
-            byTable[table.name, default: (id.entity.rootEntity, [])].keys.append(pk)
+            byTable[table.name, default: []].append(pk)
         }
         do {
             return try pool.withReader(options) { connection in
                 var rows: [RowSnapshot] = []
                 rows.reserveCapacity(ids.count)
                 var decoder = RowDecoder(store: self)
-                for (tableName, group) in byTable.sorted(by: { $0.key < $1.key }) {
-                    let sql =
-                        "SELECT " + allColumns(of: group.entity, alias: "t0") + " FROM " + SQLFragment.identifier(tableName)
-                        + " t0 WHERE t0.Z_PK IN (SELECT value FROM json_each(?))"
+                for (tableName, keys) in byTable.sorted(by: { $0.key < $1.key }) {
+                    guard let sql = fetchSQL.rowsByKeys(inTable: tableName) else { continue }
                     let statement = try connection.cachedStatement(sql)
-                    try statement.forEachRow([jsonKeys(group.keys)]) { row in
+                    try statement.forEachRow([FetchStatements.keyList(keys).sqliteValue]) { row in
                         if let snapshot = decoder.decode(row, offset: 0) { rows.append(snapshot) }
                     }
                 }
@@ -199,26 +167,11 @@ extension SQLiteStore {
             result[id] = []
             if let pk = id.primaryKey { owners[pk] = id }
         }
-        guard !owners.isEmpty, let destination = relationship.destinationEntity, let storage = schema.storage(of: relationship),
-            let destinationTable = schema.table(for: destination)
-        else { return result }
-        let sql: String
-        switch storage {
-        case .foreignKey(let table, let column, let orderColumn, _):
-            let order = orderColumn.map { "\(SQLFragment.identifier($0)), " } ?? ""
-            sql =
-                "SELECT \(SQLFragment.identifier(column)), Z_PK, Z_ENT FROM \(SQLFragment.identifier(table)) WHERE \(SQLFragment.identifier(column)) IN (SELECT value FROM json_each(?)) ORDER BY \(SQLFragment.identifier(column)), \(order)Z_PK"
-        case .joinTable(let join, let isSourceSide):
-            let mine = isSourceSide ? "Z_SOURCE" : "Z_TARGET"
-            let other = isSourceSide ? "Z_TARGET" : "Z_SOURCE"
-            let order = join.isOrdered && isSourceSide ? "j.Z_ORDER, " : ""
-            sql =
-                "SELECT j.\(mine), j.\(other), d.Z_ENT FROM \(SQLFragment.identifier(join.name)) j JOIN \(SQLFragment.identifier(destinationTable.name)) d ON d.Z_PK = j.\(other) WHERE j.\(mine) IN (SELECT value FROM json_each(?)) ORDER BY j.\(mine), \(order)j.\(other)"
-        }
+        guard !owners.isEmpty, let destination = relationship.destinationEntity, let sql = fetchSQL.toManyContents(of: relationship) else { return result }
         do {
             try pool.withReader(options) { connection in
                 let statement = try connection.cachedStatement(sql)
-                try statement.forEachRow([jsonKeys(Array(owners.keys))]) { row in
+                try statement.forEachRow([FetchStatements.keyList(Array(owners.keys)).sqliteValue]) { row in
                     guard let owner = owners[row.int64(at: 0)] else { return }
                     let entity = model.entity(forCode: row.int64(at: 2)) ?? destination
                     result[owner, default: []].append(ManagedObjectID(entity: entity, primaryKey: row.int64(at: 1), store: token))

@@ -187,9 +187,8 @@ extension SQLiteStore {
 
     private func conflict(for id: ManagedObjectID, baseVersion: Int64, objectValues: RowChange?, on connection: SQLiteConnection) throws -> MergeConflict {
         var persisted: RowSnapshot?
-        if let pk = id.primaryKey, let table = schema.table(for: id.entity) {
-            let columns = (["t0.Z_PK", "t0.Z_ENT", "t0.Z_OPT"] + table.columns.map { "t0." + SQLFragment.identifier($0.name) }).joined(separator: ", ")
-            let statement = try connection.cachedStatement("SELECT \(columns) FROM \(SQLFragment.identifier(table.name)) t0 WHERE t0.Z_PK = ?")
+        if let pk = id.primaryKey, let table = schema.table(for: id.entity), let sql = fetchSQL.rowByKey(inTable: table.name) {
+            let statement = try connection.cachedStatement(sql)
             try statement.forEachRow([.integer(pk)]) { persisted = decodeRow($0, offset: 0) }
         }
         let objectSnapshot =

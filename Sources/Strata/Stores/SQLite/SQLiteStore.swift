@@ -46,7 +46,8 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
     // @unchecked Sendable: connections are reached only through `pool`, which serialises them;
     // everything else is immutable (the metadata is kept by the base class).
     let schema: SQLiteSchema
-    /// The SQL of saves, built from `schema` once.
+    /// The SQL of reads and of saves, built from `schema` once.
+    let fetchSQL: FetchStatements
     let saveSQL: SaveStatements
     let configuration: SQLiteStoreConfiguration
     let pool: SQLiteConnectionPool
@@ -67,6 +68,7 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         let observers = (options[SQLObservers.optionKey] as? SQLObservers) ?? SQLObservers()
         self.configuration = configuration
         self.schema = SQLiteSchema(model: model)
+        self.fetchSQL = FetchStatements(schema: schema)
         self.saveSQL = SaveStatements(schema: schema)
         self.sqlObservers = observers
         let path = url.path

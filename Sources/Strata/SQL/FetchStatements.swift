@@ -1,0 +1,152 @@
+/// The SELECTs of the SQLite store's reads, from the schema mapping (`SQLiteSchema`) and fetch
+/// plans; no database connection. (Dictionary fetches: `DictionarySQLCompiler`.)
+///
+/// A statement that reads whole rows selects `Z_PK, Z_ENT, Z_OPT` and then every column of the
+/// table in `SQLiteSchema.Table.columns` order, so the select-list indexes of
+/// `SQLiteSchema.EntityColumns` address the columns of any entity of the table (one table holds
+/// a whole inheritance tree, as in Core Data). Text that depends only on the schema (reads by
+/// key, to-many contents) is built once, when the store opens; a plan's SELECT is built once
+/// per fetch, with every value of the predicate, limit and offset a binding.
+struct FetchStatements: Sendable {
+    private let schema: SQLiteSchema
+    /// By table name: `t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0."<column>", …`.
+    private let rowColumns: [String: String]
+    /// By table name: the rows whose keys are in a key list.
+    private let rowsByKeys: [String: String]
+    /// By table name: the row with a key.
+    private let rowsByKey: [String: String]
+    /// By to-many relationship: its contents for a key list of owners.
+    private let toManyContents: [ObjectIdentifier: String]
+
+    init(schema: SQLiteSchema) {
+        self.schema = schema
+        var rowColumns: [String: String] = [:]
+        var rowsByKeys: [String: String] = [:]
+        var rowsByKey: [String: String] = [:]
+        for (name, table) in schema.tables {
+            let columns = Self.rowColumns(of: table)
+            rowColumns[name] = columns
+            rowsByKeys[name] = "SELECT " + columns + " FROM " + SQLFragment.identifier(name) + " t0 WHERE t0.Z_PK IN (SELECT value FROM json_each(?))"
+            rowsByKey[name] = "SELECT " + columns + " FROM " + SQLFragment.identifier(name) + " t0 WHERE t0.Z_PK = ?"
+        }
+        self.rowColumns = rowColumns
+        self.rowsByKeys = rowsByKeys
+        self.rowsByKey = rowsByKey
+        var toManyContents: [ObjectIdentifier: String] = [:]
+        for relationship in schema.toManyRelationships {
+            guard let destination = relationship.destinationEntity, let storage = schema.storage(of: relationship),
+                let destinationTable = schema.table(for: destination)
+            else { continue }
+            toManyContents[ObjectIdentifier(relationship)] = Self.contents(storage, destinationTable: destinationTable.name)
+        }
+        self.toManyContents = toManyContents
+    }
+
+    // MARK: Plans
+
+    /// The rows matching `plan`, with every column (see the type's comment), in the plan's
+    /// order (ending with `t0.Z_PK`, so the order is total), with `LIMIT ? OFFSET ?` when the
+    /// plan has a limit or an offset.
+    func rows(_ plan: FetchPlan) throws -> SQLFragment {
+        let table = try table(of: plan)
+        return try select(plan, from: table, columns: rowColumns[table.name] ?? Self.rowColumns(of: table))
+    }
+
+    /// The keys and entity codes (`t0.Z_PK, t0.Z_ENT`) of the rows matching `plan`, in order.
+    func objectIDs(_ plan: FetchPlan) throws -> SQLFragment {
+        try select(plan, from: try table(of: plan), columns: "t0.Z_PK, t0.Z_ENT")
+    }
+
+    /// The number of rows matching `plan`: `SELECT count(*)` without ordering, or, when the plan
+    /// has a limit or an offset, the count of the limited SELECT (`SELECT count(*) FROM (…)`).
+    func count(_ plan: FetchPlan) throws -> SQLFragment {
+        let table = try table(of: plan)
+        if plan.limit > 0 || plan.offset > 0 {
+            return "SELECT count(*) FROM (" + (try select(plan, from: table, columns: "1")) + ")"
+        }
+        return try select(plan.with(resultKind: .count), from: table, columns: "count(*)")
+    }
+
+    /// `SELECT <columns> FROM <table> t0 <joins> WHERE <entity codes> AND <predicate> ORDER BY
+    /// <sorts>, t0.Z_PK LIMIT ? OFFSET ?`. The entity-code filter is left out when the plan takes
+    /// a whole table (a root entity with its sub-entities); a count without limit and offset is
+    /// not ordered.
+    private func select(_ plan: FetchPlan, from table: SQLiteSchema.Table, columns: String) throws -> SQLFragment {
+        let scope = SQLQueryScope(schema: schema, entity: plan.entity)
+        let compiler = PredicateSQLCompiler(scope: scope)
+        var conditions: [SQLFragment] = []
+        if plan.needsEntityFilter {
+            conditions.append(SQLFragment("t0.Z_ENT IN (" + plan.entityCodes.map(String.init).joined(separator: ", ") + ")"))
+        }
+        if let predicate = plan.predicate { conditions.append(try compiler.compile(predicate)) }
+        let orderBy = plan.resultKind == .count && plan.limit == 0 && plan.offset == 0 ? nil : try compiler.orderBy(plan.sorts)
+        var sql = SQLFragment("SELECT " + columns + " FROM " + SQLFragment.identifier(table.name) + " t0")
+        for join in scope.joins { sql.text += " " + join }
+        if !conditions.isEmpty { sql = sql + " WHERE " + SQLFragment.join(conditions, separator: " AND ") }
+        if let orderBy { sql = sql + " ORDER BY " + orderBy }
+        if plan.limit > 0 || plan.offset > 0 {
+            sql = sql + " LIMIT " + SQLFragment.value(.integer(plan.limit > 0 ? Int64(plan.limit) : -1)) + " OFFSET " + SQLFragment.value(.integer(Int64(plan.offset)))
+        }
+        return sql
+    }
+
+    /// `t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0."<column>", …`: every column of `table`.
+    private static func rowColumns(of table: SQLiteSchema.Table) -> String {
+        (["t0.Z_PK", "t0.Z_ENT", "t0.Z_OPT"] + table.columns.map { "t0." + SQLFragment.identifier($0.name) }).joined(separator: ", ")
+    }
+
+    private func table(of plan: FetchPlan) throws -> SQLiteSchema.Table {
+        guard let table = schema.table(for: plan.entity) else {
+            throw StrataError(code: StrataError.Code.coreData, message: "Entity '\(plan.entity.name)' is not stored in this store", entityName: plan.entity.name)
+        }
+        return table
+    }
+
+    // MARK: Rows by key
+
+    /// The rows of a table whose keys are in a key list (bind ``keyList(_:)``), with every
+    /// column: how faults are fulfilled, a batch at a time. Nil for an unknown table.
+    func rowsByKeys(inTable table: String) -> String? {
+        rowsByKeys[table]
+    }
+
+    /// The row of a table with a key (binds `Z_PK`), with every column: how a save reads the
+    /// stored row of a conflict. Nil for an unknown table.
+    func rowByKey(inTable table: String) -> String? {
+        rowsByKey[table]
+    }
+
+    /// The binding of a key list: a JSON array of keys, read with `json_each`, so one statement
+    /// serves any number of keys.
+    static func keyList(_ keys: [Int64]) -> StoredValue {
+        .text("[" + keys.map(String.init).joined(separator: ",") + "]")
+    }
+
+    // MARK: To-many relationships
+
+    /// The contents of a to-many relationship for owners whose keys are in a key list (bind
+    /// ``keyList(_:)``): rows of (owner key, member key, member entity code), by owner, then
+    /// in the relationship's order (position, for an ordered relationship read from its owning
+    /// side), then by member key. Nil for a relationship without storage in the schema.
+    func toManyContents(of relationship: RelationshipDescription) -> String? {
+        toManyContents[ObjectIdentifier(relationship)]
+    }
+
+    /// A one-to-many is read through the inverse's foreign key on the members' table (ordered:
+    /// its position column); a many-to-many through its join table, joined to the members'
+    /// table for their entity codes.
+    private static func contents(_ storage: SQLiteSchema.ToManyStorage, destinationTable: String) -> String {
+        switch storage {
+        case .foreignKey(let table, let column, let orderColumn, _):
+            let order = orderColumn.map { "\(SQLFragment.identifier($0)), " } ?? ""
+            return
+                "SELECT \(SQLFragment.identifier(column)), Z_PK, Z_ENT FROM \(SQLFragment.identifier(table)) WHERE \(SQLFragment.identifier(column)) IN (SELECT value FROM json_each(?)) ORDER BY \(SQLFragment.identifier(column)), \(order)Z_PK"
+        case .joinTable(let join, let isSourceSide):
+            let mine = isSourceSide ? "Z_SOURCE" : "Z_TARGET"
+            let other = isSourceSide ? "Z_TARGET" : "Z_SOURCE"
+            let order = join.isOrdered && isSourceSide ? "j.Z_ORDER, " : ""
+            return
+                "SELECT j.\(mine), j.\(other), d.Z_ENT FROM \(SQLFragment.identifier(join.name)) j JOIN \(SQLFragment.identifier(destinationTable)) d ON d.Z_PK = j.\(other) WHERE j.\(mine) IN (SELECT value FROM json_each(?)) ORDER BY j.\(mine), \(order)j.\(other)"
+        }
+    }
+}
