@@ -260,6 +260,14 @@ final class SQLiteSchema: @unchecked Sendable {
         creationStatements.filter { $0.hasPrefix("CREATE INDEX") || $0.hasPrefix("CREATE UNIQUE INDEX") }
     }
 
+    /// The quoted index name of a `CREATE [UNIQUE] INDEX IF NOT EXISTS "name" ON …` statement.
+    static func indexName(in statement: String) -> String? {
+        guard let marker = statement.range(of: "IF NOT EXISTS \"") else { return nil }
+        let rest = statement[marker.upperBound...]
+        guard let end = rest.firstIndex(of: "\"") else { return nil }
+        return String(rest[..<end])
+    }
+
     /// The SQL that creates the whole schema.
     var creationStatements: [String] {
         var statements: [String] = [

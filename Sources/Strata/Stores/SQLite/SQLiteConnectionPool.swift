@@ -90,9 +90,9 @@ final class SQLiteConnectionPool: @unchecked Sendable {
     func pinGeneration() throws -> PinnedSQLiteState {
         let reader = try checkOutDedicatedReader()
         do {
-            try reader.execute("BEGIN DEFERRED TRANSACTION")
+            try reader.execute(SQLiteTransactionKind.deferred.beginStatement)
             // The first read fixes the snapshot the transaction sees.
-            try reader.execute("SELECT count(*) FROM Z_METADATA")
+            try reader.execute(MetadataStatements.pinnedFirstRead)
         } catch {
             reader.rollbackIgnoringErrors()
             throw error

@@ -7,24 +7,16 @@ extension SQLiteStore {
     /// without writing; nil when the store is new or lacks an index (the caller then prepares
     /// the schema in a write transaction). Throws for an incompatible or damaged store.
     static func completeStoreMetadata(on connection: SQLiteConnection, schema: SQLiteSchema, model: ManagedObjectModel, url: URL) throws -> [String: any Sendable]? {
-        guard try tableExists("Z_METADATA", on: connection) else { return nil }
+        guard try tableExists(MetadataStatements.metadataTable, on: connection) else { return nil }
         let metadata = try readMetadata(on: connection, url: url)
         try checkCompatibility(metadata, model: model, url: url)
         var existing = Set<String>()
-        try connection.cachedStatement("SELECT name FROM sqlite_master WHERE type = 'index'").forEachRow { row in
+        try connection.cachedStatement(MetadataStatements.indexNames).forEachRow { row in
             if let name = row.text(at: 0) { existing.insert(name) }
         }
         for statement in schema.indexStatements {
-            guard let name = indexName(in: statement), existing.contains(name) else { return nil }
+            guard let name = SQLiteSchema.indexName(in: statement), existing.contains(name) else { return nil }
         }
         return metadata
-    }
-
-    /// The quoted index name of a `CREATE [UNIQUE] INDEX IF NOT EXISTS "name" ON …` statement.
-    static func indexName(in statement: String) -> String? {
-        guard let marker = statement.range(of: "IF NOT EXISTS \"") else { return nil }
-        let rest = statement[marker.upperBound...]
-        guard let end = rest.firstIndex(of: "\"") else { return nil }
-        return String(rest[..<end])
     }
 }

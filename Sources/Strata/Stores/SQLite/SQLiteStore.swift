@@ -87,7 +87,7 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
                 throw Self.openError(error, url: url)
             }
             for (name, value) in configuration.pragmas.sorted(by: { $0.key < $1.key }) {
-                try connection.execute("PRAGMA \(name) = \(value)")
+                try connection.execute(MetadataStatements.pragma(name, value))
             }
             try SQLiteCustomFunctions.register(on: connection)
             SQLTracing.install(on: connection, observers: observers, forced: configuration.recordsSQL)
@@ -132,7 +132,7 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
     /// model. Returns the store metadata.
     private static func prepareSchema(on connection: SQLiteConnection, schema: SQLiteSchema, model: ManagedObjectModel, url: URL, readOnly: Bool) throws -> [String: any Sendable] {
         let body = {
-            let hasMetadata = try tableExists("Z_METADATA", on: connection)
+            let hasMetadata = try tableExists(MetadataStatements.metadataTable, on: connection)
             if hasMetadata {
                 let metadata = try readMetadata(on: connection, url: url)
                 try checkCompatibility(metadata, model: model, url: url)
@@ -146,7 +146,7 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
                 throw StrataError(code: StrataError.Code.persistentStoreOpen, message: "The store file is empty and was opened read-only", url: url)
             }
             // A file with tables of its own is some other program's database: never touch it.
-            let otherTables = try connection.cachedStatement("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
+            let otherTables = try connection.cachedStatement(MetadataStatements.tableCount)
             var count: Int64 = 0
             try otherTables.forEachRow { count = $0.int64(at: 0) }
             if count > 0 {
@@ -156,7 +156,7 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
             for statement in schema.creationStatements {
                 try connection.execute(statement)
             }
-            let insertKey = try connection.cachedStatement("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)")
+            let insertKey = try connection.cachedStatement(MetadataStatements.insertPrimaryKeyRow)
             for entity in model.entities.sorted(by: { $0.layout.code < $1.layout.code }) {
                 try insertKey.execute([.integer(entity.layout.code), .text(entity.name), .integer(entity.superentity?.layout.code ?? 0)])
             }
@@ -194,14 +194,14 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
     }
 
     static func tableExists(_ name: String, on connection: SQLiteConnection) throws -> Bool {
-        let statement = try connection.cachedStatement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+        let statement = try connection.cachedStatement(MetadataStatements.tableExists)
         var found = false
         try statement.forEachRow([.text(name)]) { _ in found = true }
         return found
     }
 
     static func readMetadata(on connection: SQLiteConnection, url: URL) throws -> [String: any Sendable] {
-        let statement = try connection.cachedStatement("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
+        let statement = try connection.cachedStatement(MetadataStatements.readMetadata)
         var plist: Data?
         try statement.forEachRow { plist = $0.blob(at: 1) }
         guard let plist, let decoded = try? PropertyListSerialization.propertyList(from: plist, options: [], format: nil) as? [String: Any] else {
@@ -212,7 +212,7 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
 
     static func writeMetadata(_ metadata: [String: any Sendable], on connection: SQLiteConnection) throws {
         let data = try PropertyListSerialization.data(fromPropertyList: MetadataCoding.propertyList(metadata), format: .binary, options: 0)
-        let statement = try connection.cachedStatement("INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)")
+        let statement = try connection.cachedStatement(MetadataStatements.writeMetadata)
         try statement.execute([.text(metadata[StoreMetadataKey.storeUUID] as? String ?? ""), .blob(data)])
     }
 
