@@ -81,7 +81,6 @@ public final class SQLiteConnection {
 
     /// Runs one or more SQL statements that take no arguments (schema changes, pragmas).
     public func execute(_ sql: String) throws {
-        let start = traceBox == nil ? nil : DispatchTime.now()
         var message: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &message)
         if rc != SQLITE_OK {
@@ -89,9 +88,7 @@ public final class SQLiteConnection {
             sqlite3_free(message)
             throw SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql, path: path)
         }
-        if let start, let box = traceBox?.takeUnretainedValue() {
-            box.handler(SQLiteTraceEvent(sql: sql, expandedSQL: sql, nanoseconds: DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds))
-        }
+        // No trace event here: SQLite's trace hook reports each statement sqlite3_exec runs.
     }
 
     /// Prepares a statement that is not cached; it is finalized when released.
