@@ -1,0 +1,162 @@
+import Foundation
+import StrataSQLite
+import Testing
+
+@testable import Strata
+
+/// The exact SQL of a save, from the schema mapping alone (no database): what
+/// `SQLiteStore+Save.swift` prepares, binds and steps. The statement cache is keyed by this
+/// text, so a change to it is a change to what every save runs.
+@Suite("Save SQL")
+struct SaveSQLTests {
+    let library: LibraryModel
+    let statements: SaveStatements
+
+    init() throws {
+        library = try LibraryModel()
+        statements = SaveStatements(schema: library.schema)
+    }
+
+    @Test("a save is one BEGIN IMMEDIATE transaction")
+    func beginImmediate() {
+        // In WAL mode a DEFERRED transaction that reads and then writes fails with SQLITE_BUSY
+        // at once, ignoring the busy timeout, when another connection wrote in between (7,554
+        // of 8,000 read-modify-write saves from 4 processes did); IMMEDIATE takes the write
+        // lock up front and waits for it (0 failures). So every write transaction is IMMEDIATE.
+        // (The transaction control statements are the SQLite layer's; the kind is the store's.)
+        #expect(SQLiteStore.writeTransaction == .immediate)
+        #expect(SQLiteStore.writeTransaction.beginStatement == "BEGIN IMMEDIATE TRANSACTION")
+    }
+
+    @Test("primary keys come from Z_PRIMARYKEY in the save's transaction")
+    func keyAllocation() {
+        // Core Data keeps the last key handed out per entity in Z_PRIMARYKEY.Z_MAX; Strata counts
+        // per inheritance root (one table, one key space), binds (count, root code) and reads the
+        // new maximum back with RETURNING, so n keys cost one statement. Inside the save's
+        // transaction, keys are only used up by saves that commit.
+        #expect(SaveStatements.allocatePrimaryKeys == "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ? RETURNING Z_MAX")
+    }
+
+    @Test("an INSERT per entity: Z_PK, Z_ENT, Z_OPT, attributes by slot, then to-one keys")
+    func inserts() {
+        // Core Data's layout: one table per inheritance root, so Person, Author and Editor all
+        // insert into ZPERSON, each naming only its own columns (the rest stay NULL). Z_ENT says
+        // which entity a row is; Z_OPT starts at 1. A to-one is a foreign-key column; one whose
+        // destination has sub-entities (Book.editor → Person) stores the entity code beside it.
+        // Membership of to-manys is not in the INSERT: it is the other side's foreign key, a join
+        // table row, or (Z_FOK_BOOK) a position written after the inserts.
+        let expected: [(EntityDescription, String)] = [
+            (library.person, #"INSERT INTO "ZPERSON" ("Z_PK", "Z_ENT", "Z_OPT", "ZNAME") VALUES (?, ?, ?, ?)"#),
+            (library.author, #"INSERT INTO "ZPERSON" ("Z_PK", "Z_ENT", "Z_OPT", "ZNAME", "ZRATING") VALUES (?, ?, ?, ?, ?)"#),
+            (library.editor, #"INSERT INTO "ZPERSON" ("Z_PK", "Z_ENT", "Z_OPT", "ZNAME", "ZLEVEL") VALUES (?, ?, ?, ?, ?)"#),
+            (
+                library.book,
+                #"INSERT INTO "ZBOOK" ("Z_PK", "Z_ENT", "Z_OPT", "ZTITLE", "ZPRICE", "ZPUBLISHED", "ZAUTHOR", "ZEDITOR", "ZEDITOR_ENT") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"#
+            ),
+            (library.chapter, #"INSERT INTO "ZCHAPTER" ("Z_PK", "Z_ENT", "Z_OPT", "ZTITLE", "ZBOOK") VALUES (?, ?, ?, ?, ?)"#),
+            (library.tag, #"INSERT INTO "ZTAG" ("Z_PK", "Z_ENT", "Z_OPT", "ZLABEL") VALUES (?, ?, ?, ?)"#),
+            (library.shelf, #"INSERT INTO "ZSHELF" ("Z_PK", "Z_ENT", "Z_OPT", "ZNAME") VALUES (?, ?, ?, ?)"#),
+        ]
+        for (entity, sql) in expected {
+            #expect(statements.insert(entity) == sql, "\(entity.name)")
+        }
+        #expect(statements.insert(EntityDescription(name: "Elsewhere")) == nil)
+    }
+
+    @Test("an UPDATE writes only the changed columns, guarded by the row version Z_OPT")
+    func updateWithVersionGuard() throws {
+        // Optimistic locking as in Core Data: the row is written only if Z_OPT is still the
+        // version the context read, and Z_OPT goes up by one; RETURNING gives the new version, and
+        // no row back means someone else saved first (a merge conflict). Values are bindings.
+        let title = try library.attributeSlot("title", of: library.book)
+        let editor = try library.toOneSlot("editor", of: library.book)
+        var attributes = library.book.layout.defaultValues
+        attributes[title] = .text("Dune")
+        var toOne = ContiguousArray<ManagedObjectID?>(repeating: nil, count: library.book.layout.toOneRelationships.count)
+        toOne[editor] = library.id(library.editor, 9)
+        let key: (ManagedObjectID?) -> StoredValue = { id in id?.primaryKey.map { .integer($0) } ?? .null }
+        let sql = try #require(
+            statements.update(
+                library.book, primaryKey: 7, expectedVersion: 3, attributes: attributes, changedAttributeSlots: [title],
+                toOne: toOne, changedToOneSlots: [editor], key: key))
+        #expect(sql.text == #"UPDATE "ZBOOK" SET "ZTITLE" = ?, "ZEDITOR" = ?, "ZEDITOR_ENT" = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ? RETURNING Z_OPT"#)
+        // The editor is an Editor (code 4): its key and its entity code.
+        #expect(sql.bindings == [.text("Dune"), .integer(9), .integer(4), .integer(7), .integer(3)])
+
+        // A merge policy that lets the object win writes whatever the version; clearing a to-one
+        // writes NULL to both of its columns.
+        let overwrite = try #require(
+            statements.update(
+                library.book, primaryKey: 7, expectedVersion: nil, attributes: attributes, changedAttributeSlots: [],
+                toOne: [nil, nil], changedToOneSlots: [editor], key: key))
+        #expect(overwrite.text == #"UPDATE "ZBOOK" SET "ZEDITOR" = ?, "ZEDITOR_ENT" = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ? RETURNING Z_OPT"#)
+        #expect(overwrite.bindings == [.null, .null, .integer(7)])
+
+        // A sub-entity updates the shared table with its own columns.
+        let level = try library.attributeSlot("level", of: library.editor)
+        let promoted = try #require(
+            statements.update(
+                library.editor, primaryKey: 9, expectedVersion: 1, attributes: [.text("Eve"), .integer(2)], changedAttributeSlots: [level],
+                toOne: [], changedToOneSlots: [], key: key))
+        #expect(promoted.text == #"UPDATE "ZPERSON" SET "ZLEVEL" = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ? RETURNING Z_OPT"#)
+        #expect(promoted.bindings == [.integer(2), .integer(9), .integer(1)])
+    }
+
+    @Test("a DELETE is guarded by Z_OPT unless the object wins")
+    func deletes() {
+        // The same optimistic locking as updates: no row deleted means a conflict.
+        #expect(statements.delete(library.book, checkingVersion: true) == #"DELETE FROM "ZBOOK" WHERE Z_PK = ? AND Z_OPT = ?"#)
+        #expect(statements.delete(library.book, checkingVersion: false) == #"DELETE FROM "ZBOOK" WHERE Z_PK = ?"#)
+        #expect(statements.delete(library.author, checkingVersion: true) == #"DELETE FROM "ZPERSON" WHERE Z_PK = ? AND Z_OPT = ?"#)
+    }
+
+    @Test("a many-to-many writes and removes join-table pairs")
+    func joinTableWrites() throws {
+        // Core Data keeps a many-to-many in a join table Z_<ROOT>_<REL>(Z_SOURCE, Z_TARGET) with
+        // that pair as primary key; one side owns it (Book.tags: first by entity and name), and
+        // only the owner's changes write it, so each pair is written once. Adding a pair already
+        // there is not an error (INSERT OR IGNORE). A deleted object's pairs go with it, on
+        // whichever side it is.
+        let storage = try #require(library.schema.storage(of: try library.relationship("tags", of: library.book)))
+        guard case .joinTable(let join, isSourceSide: true) = storage else {
+            Issue.record("Book.tags is not the owning side of a join table: \(storage)")
+            return
+        }
+        #expect(join.name == "Z_BOOK_TAGS")
+        let sql = try #require(statements.joinTable(join))
+        #expect(sql.insert == #"INSERT OR IGNORE INTO "Z_BOOK_TAGS" (Z_SOURCE, Z_TARGET) VALUES (?, ?)"#)
+        #expect(sql.deletePair == #"DELETE FROM "Z_BOOK_TAGS" WHERE Z_SOURCE = ? AND Z_TARGET = ?"#)
+        #expect(sql.deleteSource == #"DELETE FROM "Z_BOOK_TAGS" WHERE Z_SOURCE = ?"#)
+        #expect(sql.deleteTarget == #"DELETE FROM "Z_BOOK_TAGS" WHERE Z_TARGET = ?"#)
+        // Tag.books is the other side of the same table: it writes nothing.
+        guard case .joinTable(let same, isSourceSide: false)? = library.schema.storage(of: try library.relationship("books", of: library.tag)) else {
+            Issue.record("Tag.books does not read Z_BOOK_TAGS from the target side")
+            return
+        }
+        #expect(same.name == join.name)
+    }
+
+    @Test("ordered relationships write positions: Z_ORDER in a join table, Z_FOK_ on the members")
+    func orderingWrites() throws {
+        // An ordered many-to-many is owned by its ordered side and keeps positions in Z_ORDER: a
+        // change rewrites the owner's rows whole (delete, then insert each member with its
+        // position; OR REPLACE keeps a pair unique).
+        let shelfBooks = try library.relationship("books", of: library.shelf)
+        guard case .joinTable(let join, isSourceSide: true)? = library.schema.storage(of: shelfBooks) else {
+            Issue.record("Shelf.books is not the owning side of a join table")
+            return
+        }
+        #expect(join.name == "Z_SHELF_BOOKS" && join.isOrdered)
+        let sql = try #require(statements.joinTable(join))
+        #expect(sql.deleteSource == #"DELETE FROM "Z_SHELF_BOOKS" WHERE Z_SOURCE = ?"#)
+        #expect(sql.insertOrdered == #"INSERT OR REPLACE INTO "Z_SHELF_BOOKS" (Z_SOURCE, Z_TARGET, Z_ORDER) VALUES (?, ?, ?)"#)
+
+        // An ordered one-to-many keeps membership in the inverse's foreign key (written with the
+        // member's row) and each member's position in Z_FOK_<KEY> (Core Data's name), written by
+        // key after the inserts: binds (position, member key).
+        #expect(statements.positionUpdate(try library.relationship("chapters", of: library.book)) == #"UPDATE "ZCHAPTER" SET "Z_FOK_BOOK" = ? WHERE Z_PK = ?"#)
+        // Unordered to-manys and join tables have no position column.
+        #expect(statements.positionUpdate(try library.relationship("books", of: library.author)) == nil)
+        #expect(statements.positionUpdate(shelfBooks) == nil)
+    }
+}
