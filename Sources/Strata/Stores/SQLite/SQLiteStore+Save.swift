@@ -2,7 +2,8 @@ import Foundation
 import StrataSQLite
 
 /// Writing: one `BEGIN IMMEDIATE` transaction per save; primary keys come from `Z_PRIMARYKEY`
-/// inside it, so IDs are only handed out for saves that commit. The SQL is `SaveStatements`'.
+/// inside it, so IDs are only handed out for saves that commit. The statements come from
+/// `SaveStatements` (in `SQL/`); this file prepares, binds and steps them.
 extension SQLiteStore {
     /// Every write transaction begins `IMMEDIATE`: it takes the write lock at once, waiting up to
     /// the busy timeout. A deferred transaction that reads and then writes fails with
