@@ -131,6 +131,31 @@ open class IncrementalStore: @unchecked Sendable {
     /// Closes files and connections; the store is not used afterwards.
     open func close() {}
 
+    // MARK: Core Data's one-object forms
+
+    /// The current row of one object (Core Data's `newValuesForObject(with:with:)`, without the
+    /// context): ``newValuesForObjects(with:options:)`` for one ID, reading the current state.
+    /// Throws 133000 (`managedObjectReferentialIntegrity`) when the row does not exist.
+    public final func newValuesForObject(with objectID: ManagedObjectID) throws -> IncrementalStoreNode {
+        guard let node = try newValuesForObjects(with: [objectID], options: .default).first else {
+            throw StrataError(
+                code: StrataError.Code.managedObjectReferentialIntegrity, message: "The store has no row for \(objectID.uriRepresentation().absoluteString)",
+                entityName: objectID.entityName, objectID: objectID, url: url)
+        }
+        return node
+    }
+
+    /// The value of a relationship of one object (Core Data's
+    /// `newValue(forRelationship:forObjectWith:with:)`, without the context): the members of a
+    /// to-many as `[ManagedObjectID]` (in order for an ordered one), the target of a to-one as
+    /// `ManagedObjectID?`.
+    public final func newValue(forRelationship relationship: RelationshipDescription, forObjectWith objectID: ManagedObjectID) throws -> Any {
+        if relationship.isToMany {
+            return try newValues(forRelationship: relationship, forObjectsWith: [objectID], options: .default)[objectID] ?? []
+        }
+        return try newValuesForObject(with: objectID).value(forKey: relationship.name) as? ManagedObjectID as Any
+    }
+
     // MARK: Identities
 
     /// The object ID of the row of `entity` whose key is `referenceObject`.

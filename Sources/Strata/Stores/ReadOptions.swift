@@ -37,7 +37,7 @@ public struct ReadOptions: Sendable {
 
     /// The current state, filling the row cache, cached rows of any age: what a read asks for
     /// when it has no reason to ask otherwise.
-    static var `default`: ReadOptions { ReadOptions() }
+    public static var `default`: ReadOptions { ReadOptions() }
 
     /// The same options, reading through `generation`.
     func reading(through generation: PinnedStoreStates) -> ReadOptions {

@@ -307,6 +307,37 @@ struct StoreConformanceTests {
         }
     }
 
+    // Core Data's one-object forms of the primitives: newValuesForObject(with:) gives the row of
+    // an object, newValue(forRelationship:forObjectWith:) a to-one's target or a to-many's
+    // members; a missing row is an error (133000), not a crash.
+    @Test("one-object forms of the primitives", arguments: Kind.allCases)
+    func oneObjectForms(kind: Kind) throws {
+        let directory = TemporaryDirectory()
+        let model = Self.peopleModel()
+        let coordinator = try Self.coordinator(kind, model: model, directory: directory)
+        try Self.seedPeople(Self.context(coordinator), model: model)
+        let store = try #require(coordinator.persistentStores.first?.incrementalStore)
+        let context = Self.context(coordinator)
+        let (personID, teamID) = try context.performAndWait { () throws -> (ManagedObjectID, ManagedObjectID) in
+            let request = FetchRequest<ManagedObject>(entityName: "Person")
+            request.predicate = ObjectPredicate(format: "name == 'p4'")
+            let person = try #require(context.fetch(request).first)
+            let team = try #require(person.value(forKey: "team") as? ManagedObject)
+            return (person.objectID, team.objectID)
+        }
+        let node = try store.newValuesForObject(with: personID)
+        #expect(node.value(forKey: "age") as? Int64 == 24)
+        #expect(node.value(forKey: "team") as? ManagedObjectID == teamID)
+        let person = try #require(model.entitiesByName["Person"])
+        let team = try #require(model.entitiesByName["Team"])
+        #expect(try store.newValue(forRelationship: try #require(person.relationshipsByName["team"]), forObjectWith: personID) as? ManagedObjectID == teamID)
+        let members = try store.newValue(forRelationship: try #require(team.relationshipsByName["members"]), forObjectWith: teamID) as? [ManagedObjectID]
+        #expect(members?.count == 5)
+        #expect(members?.contains(personID) == true)
+        let missing = store.newObjectID(for: person, referenceObject: 999_999)
+        #expect(throws: StrataError.self) { try store.newValuesForObject(with: missing) }
+    }
+
     // Core Data: obtainPermanentIDs(for:) gives unsaved objects the IDs they keep when saved.
     @Test("permanent IDs before the save", arguments: Kind.allCases)
     func permanentIDs(kind: Kind) throws {
