@@ -61,7 +61,8 @@ open class IncrementalStore: @unchecked Sendable {
         self.model = model
         self.configurationName = configurationName
         self.url = url
-        self.options = options
+        // Keys the coordinator adds for the built-in stores (prefix `_Strata`) are not the app's.
+        self.options = options.filter { !$0.key.hasPrefix("_Strata") }
         self.token = StoreToken(identifier: UUID().uuidString)
     }
 

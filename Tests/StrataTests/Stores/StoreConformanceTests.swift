@@ -79,6 +79,7 @@ struct StoreConformanceTests {
         let uuid = try #require(store.metadata[StoreMetadataKey.storeUUID] as? String)
         #expect(store.identifier == uuid)
         #expect(store.incrementalStore.identifier == uuid)
+        #expect(store.incrementalStore.options.keys.allSatisfy { !$0.hasPrefix("_Strata") })
         let context = Self.context(coordinator)
         try Self.seedPeople(context, model: model)
         let id = try context.performAndWait { () throws -> ManagedObjectID in
