@@ -161,9 +161,7 @@ extension ManagedObjectContext {
         } else {
             ordered = try plan.sortRows(candidates)
         }
-        if plan.offset > 0 { ordered = Array(ordered.dropFirst(plan.offset)) }
-        if plan.limit > 0 { ordered = Array(ordered.prefix(plan.limit)) }
-        return ordered.compactMap { $0 as? ManagedObject }
+        return plan.window(ordered).compactMap { $0 as? ManagedObject }
     }
 
     // MARK: IDs

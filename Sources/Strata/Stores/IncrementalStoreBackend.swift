@@ -26,11 +26,6 @@ final class IncrementalStoreBackend: StoreBackend {
         try store.fetchObjectIDs(StoreFetchRequest(plan: plan), options: options)
     }
 
-    /// IDs of the rows matching a plan, in order, in compact form.
-    func fetchIDList(_ plan: FetchPlan, options: ReadOptions) throws -> ObjectIDList {
-        ObjectIDList(try fetchIDs(plan, options: options), entity: plan.entity)
-    }
-
     /// Number of rows matching a plan (honouring limit and offset).
     func count(_ plan: FetchPlan, options: ReadOptions) throws -> Int {
         try store.countRows(StoreFetchRequest(plan: plan), options: options)
@@ -42,8 +37,7 @@ final class IncrementalStoreBackend: StoreBackend {
         let whole = plan.rows.with(limit: 0, offset: 0)
         let resolver = NodeResolver(store: store, options: options)
         let rows: [any EvaluationRow] = try fetchRows(whole, options: options).map { NodeRow(node: $0, resolver: resolver) }
-        let visible = plan.visibleCount
-        let result = try DictionaryEvaluator(plan: plan).evaluate(rows).map { Array($0.prefix(visible)) }
+        let result = try plan.visibleRows(ofMatching: rows)
         if let error = resolver.error { throw error }
         return result
     }

@@ -30,16 +30,10 @@ public struct StoreFetchRequest: Sendable {
     /// primary-key order where the sort leaves ties. Throws what those calls throw.
     public func evaluate(_ candidates: [IncrementalStoreNode], in store: IncrementalStore, options: ReadOptions) throws -> [IncrementalStoreNode] {
         let resolver = NodeResolver(store: store, options: options)
-        var matched: [any EvaluationRow] = []
-        for node in candidates.sorted(by: { FetchPlan.idOrder($0.objectID, $1.objectID) }) {
-            let row = NodeRow(node: node, resolver: resolver)
-            if try plan.matches(row) { matched.append(row) }
-        }
-        var ordered = try plan.sortRows(matched)
-        if plan.offset > 0 { ordered = Array(ordered.dropFirst(plan.offset)) }
-        if plan.limit > 0 { ordered = Array(ordered.prefix(plan.limit)) }
+        let rows: [any EvaluationRow] = candidates.sorted { FetchPlan.idOrder($0.objectID, $1.objectID) }.map { NodeRow(node: $0, resolver: resolver) }
+        let selected = try plan.select(rows)
         if let error = resolver.error { throw error }
-        return ordered.compactMap { ($0 as? NodeRow)?.node }
+        return selected.compactMap { ($0 as? NodeRow)?.node }
     }
 }
 

@@ -32,6 +32,13 @@ struct DictionaryPlan: @unchecked Sendable {
     /// The index of the first hidden column (the number of visible ones).
     var visibleCount: Int { columns.firstIndex { !$0.isVisible } ?? columns.count }
 
+    /// The visible columns of the result rows over `matched`, the rows the plan's row part
+    /// matches, computed in memory (what a store without SQL returns for the plan).
+    func visibleRows(ofMatching matched: [any EvaluationRow]) throws -> [[RowEvaluator.Operand]] {
+        let visible = visibleCount
+        return try DictionaryEvaluator(plan: self).evaluate(matched).map { Array($0.prefix(visible)) }
+    }
+
     /// Resolves `request`'s dictionary settings against `entity`. Throws for unknown keys,
     /// unusable properties (to-many relationships), aggregates of the wrong type, properties
     /// neither grouped nor aggregated, and malformed or unresolvable predicates, naming the

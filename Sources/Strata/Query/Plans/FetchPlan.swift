@@ -79,6 +79,22 @@ struct FetchPlan: @unchecked Sendable {
         return try evaluator.evaluate(predicate, on: row)
     }
 
+    /// The rows of `candidates` the plan returns, as its SQL would: those matching its entity
+    /// and predicate, in its order, after its offset and up to its limit (in memory).
+    func select(_ candidates: [any EvaluationRow]) throws -> [any EvaluationRow] {
+        var matched: [any EvaluationRow] = []
+        for row in candidates where try matches(row) { matched.append(row) }
+        return window(try sortRows(matched))
+    }
+
+    /// `rows` after the plan's offset, up to its limit.
+    func window(_ rows: [any EvaluationRow]) -> [any EvaluationRow] {
+        var result = rows
+        if offset > 0 { result = Array(result.dropFirst(offset)) }
+        if limit > 0 { result = Array(result.prefix(limit)) }
+        return result
+    }
+
     /// Orders rows as the SQL `ORDER BY` does (sort keys, then primary key / ID order). Each
     /// row's keys are computed and prepared for their collation once: O(n log n) comparisons
     /// of prepared keys.

@@ -81,13 +81,8 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
     func fetchDictionaryRows(_ plan: DictionaryPlan, options: ReadOptions) throws -> [[RowEvaluator.Operand]] {
         let current = snapshotState(options)
         let index = InMemoryToManyIndex(store: self, state: current)
-        var matched: [any EvaluationRow] = []
-        for row in Self.rowsInKeyOrder(current.tables[plan.rows.entity.rootEntity.name] ?? [:]) {
-            let storedRow = StoredRow(snapshot: row, index: index)
-            if try plan.rows.matches(storedRow) { matched.append(storedRow) }
-        }
-        let visible = plan.visibleCount
-        return try DictionaryEvaluator(plan: plan).evaluate(matched).map { Array($0.prefix(visible)) }
+        let rows: [any EvaluationRow] = Self.rowsInKeyOrder(current.tables[plan.rows.entity.rootEntity.name] ?? [:]).map { StoredRow(snapshot: $0, index: index) }
+        return try plan.visibleRows(ofMatching: rows.filter { try plan.rows.matches($0) })
     }
 
     private func tableName(_ entity: EntityDescription) -> String { entity.rootEntity.name }
@@ -106,17 +101,9 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
     // MARK: Reading
 
     private func matchingRows(_ plan: FetchPlan, in current: State) throws -> [RowSnapshot] {
-        let rows = Self.rowsInKeyOrder(current.tables[tableName(plan.entity)] ?? [:])
-        var matched: [any EvaluationRow] = []
         let index = InMemoryToManyIndex(store: self, state: current)
-        for row in rows {
-            let storeRow = StoredRow(snapshot: row, index: index)
-            if try plan.matches(storeRow) { matched.append(storeRow) }
-        }
-        var ordered = try plan.sortRows(matched)
-        if plan.offset > 0 { ordered = Array(ordered.dropFirst(plan.offset)) }
-        if plan.limit > 0 { ordered = Array(ordered.prefix(plan.limit)) }
-        return ordered.compactMap { ($0 as? StoredRow)?.snapshot }
+        let rows: [any EvaluationRow] = Self.rowsInKeyOrder(current.tables[tableName(plan.entity)] ?? [:]).map { StoredRow(snapshot: $0, index: index) }
+        return try plan.select(rows).compactMap { ($0 as? StoredRow)?.snapshot }
     }
 
     func fetchRows(_ plan: FetchPlan, options: ReadOptions) throws -> [RowSnapshot] {
