@@ -34,6 +34,8 @@ public final class DictionaryStore: IncrementalStore, @unchecked Sendable {
     /// would read: entity, predicate tree, sort, window).
     public var lastFetch: StoreFetchRequest? { lastRequest.withLock { $0 } }
 
+    /// Creates an empty store (`url` and `options` are kept, not used). Called by the
+    /// coordinator from `addPersistentStore`, on any thread.
     public required init(model: ManagedObjectModel, configurationName: String?, url: URL?, options: [String: any Sendable]) throws {
         try super.init(model: model, configurationName: configurationName, url: url, options: options)
     }
