@@ -88,8 +88,8 @@ extension ManagedObjectContext {
         var seen = Set<ObjectIdentifier>()
         for object in objects {
             for relationship in object.entity.layout.toManyRelationships where relationship.deleteRule == .nullify || relationship.deleteRule == .cascade {
-                guard seen.insert(ObjectIdentifier(relationship)).inserted, let slot = object.entity.layout.slots[relationship.name] else { continue }
-                let owners = objects.filter { $0.entity.layout.slots[relationship.name] == slot }
+                guard seen.insert(ObjectIdentifier(relationship)).inserted, let slot = object.entity.layout.slot(forKey: relationship.name) else { continue }
+                let owners = objects.filter { $0.entity.layout.slot(forKey: relationship.name) == slot }
                 preloadToMany(InverseLink(relationship: relationship, slot: slot), of: owners)
             }
         }

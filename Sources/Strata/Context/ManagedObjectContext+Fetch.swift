@@ -211,23 +211,23 @@ extension ManagedObjectContext {
         var seen = Set<ManagedObjectID>()
         if relationship.isToMany {
             let owners = objects.filter { object in
-                guard case .toMany(let slot)? = object.entity.layout.slots[name] else { return false }
+                guard case .toMany(let slot)? = object.entity.layout.slot(forKey: name) else { return false }
                 return slot < object.toManyValues.count && object.toManyValues[slot] == nil && !object.objectID.isTemporaryID
             }
             let loaded = try parent.toManyIDs(of: owners.map(\.objectID), relationship: relationship, options: .default)
             for owner in owners {
-                guard case .toMany(let slot)? = owner.entity.layout.slots[name] else { continue }
+                guard case .toMany(let slot)? = owner.entity.layout.slot(forKey: name) else { continue }
                 let ids = loaded[owner.objectID] ?? []
                 owner.toManyValues[slot] = ToManyValue(ids)
                 if slot < owner.committedToMany.count, owner.committedToMany[slot] == nil { owner.committedToMany[slot] = ToManyValue(ids) }
             }
             for object in objects {
-                guard case .toMany(let slot)? = object.entity.layout.slots[name], slot < object.toManyValues.count, let value = object.toManyValues[slot] else { continue }
+                guard case .toMany(let slot)? = object.entity.layout.slot(forKey: name), slot < object.toManyValues.count, let value = object.toManyValues[slot] else { continue }
                 for id in value.ids where seen.insert(id).inserted { targets.append(id) }
             }
         } else {
             for object in objects {
-                guard case .toOne(let slot)? = object.entity.layout.slots[name], slot < object.toOneValues.count, let id = object.toOneValues[slot] else { continue }
+                guard case .toOne(let slot)? = object.entity.layout.slot(forKey: name), slot < object.toOneValues.count, let id = object.toOneValues[slot] else { continue }
                 if seen.insert(id).inserted { targets.append(id) }
             }
         }
@@ -255,7 +255,7 @@ extension ManagedObjectContext {
         // Each source keeps its prefetched neighbours alive, so they stay registered (and fire
         // from their rows) for as long as the source is in use.
         for object in objects {
-            switch object.entity.layout.slots[name] {
+            switch object.entity.layout.slot(forKey: name) {
             case .toMany(let slot)? where slot < object.toManyValues.count:
                 object.prefetchedObjects += (object.toManyValues[slot]?.ids ?? []).compactMap { byID[$0] }
             case .toOne(let slot)? where slot < object.toOneValues.count:

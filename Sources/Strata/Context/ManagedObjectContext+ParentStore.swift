@@ -94,7 +94,7 @@ extension ManagedObjectContext: ParentStore {
             var result: [ManagedObjectID: [ManagedObjectID]] = [:]
             var forward: [(asked: ManagedObjectID, wanted: ManagedObjectID)] = []
             for id in ids {
-                if let object = findRegistered(id), case .toMany(let slot)? = object.entity.layout.slots[relationship.name],
+                if let object = findRegistered(id), case .toMany(let slot)? = object.entity.layout.slot(forKey: relationship.name),
                     object.change != .none || (slot < object.toManyValues.count && object.toManyValues[slot] != nil)
                 {
                     result[id] = object.toManyIDs(slot: slot)
@@ -153,7 +153,7 @@ extension ManagedObjectContext: ParentStore {
             }
             for change in changes.toManyChanges {
                 let object = registeredOrFault(change.owner)
-                guard case .toMany(let slot)? = object.entity.layout.slots[change.relationship.name] else { continue }
+                guard case .toMany(let slot)? = object.entity.layout.slot(forKey: change.relationship.name) else { continue }
                 object.ensureToManyLoaded(slot: slot)
                 guard slot < object.toManyValues.count, var value = object.toManyValues[slot] else { continue }
                 for id in change.removed { value.remove(id) }

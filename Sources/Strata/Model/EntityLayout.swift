@@ -24,6 +24,8 @@ final class EntityLayout: @unchecked Sendable {
     let allProperties: [PropertyDescription]
     let propertiesByName: [String: PropertyDescription]
     let slots: [String: PropertySlot]
+    /// `slots` for the hot paths (see ``SlotTable``).
+    let slotTable: SlotTable
     let storedAttributes: [AttributeDescription]
     let transientAttributes: [AttributeDescription]
     let toOneRelationships: [RelationshipDescription]
@@ -93,6 +95,7 @@ final class EntityLayout: @unchecked Sendable {
         }
         self.propertiesByName = byName
         self.slots = slots
+        self.slotTable = SlotTable(slots)
         self.storedAttributes = stored
         self.transientAttributes = transient
         self.toOneRelationships = toOne
@@ -145,6 +148,9 @@ final class EntityLayout: @unchecked Sendable {
         }
         return layouts
     }
+
+    /// Where the property named `key` lives in an object, or nil if the entity has none.
+    @inline(__always) func slot(forKey key: String) -> PropertySlot? { slotTable.slot(forKey: key) }
 
     /// The inverse of the relationship in `slot` (to-one or to-many), if it has one.
     func inverse(of slot: PropertySlot) -> InverseLink? {

@@ -10,7 +10,7 @@ extension ManagedObject {
     /// An unknown key returns `nil` and records the problem for the next `save()`.
     public func value(forKey key: String) -> Any? {
         checkAccess("value(forKey:)")
-        guard let slot = entity.layout.slots[key] else {
+        guard let slot = entity.layout.slot(forKey: key) else {
             recordUnknownKey(key, call: "value(forKey:)")
             return nil
         }
@@ -22,7 +22,7 @@ extension ManagedObject {
     /// `save()` throws it (this API cannot throw).
     public func setValue(_ value: Any?, forKey key: String) {
         checkAccess("setValue(_:forKey:)")
-        guard let slot = entity.layout.slots[key] else {
+        guard let slot = entity.layout.slot(forKey: key) else {
             recordUnknownKey(key, call: "setValue(_:forKey:)")
             return
         }
@@ -41,7 +41,7 @@ extension ManagedObject {
     /// accessor); reads the same storage as `value(forKey:)`.
     public func primitiveValue(forKey key: String) -> Any? {
         checkAccess("primitiveValue(forKey:)")
-        guard let slot = entity.layout.slots[key] else {
+        guard let slot = entity.layout.slot(forKey: key) else {
             recordUnknownKey(key, call: "primitiveValue(forKey:)")
             return nil
         }
@@ -52,7 +52,7 @@ extension ManagedObject {
     /// change is still tracked and saved.
     public func setPrimitiveValue(_ value: Any?, forKey key: String) {
         checkAccess("setPrimitiveValue(_:forKey:)")
-        guard let slot = entity.layout.slots[key] else {
+        guard let slot = entity.layout.slot(forKey: key) else {
             recordUnknownKey(key, call: "setPrimitiveValue(_:forKey:)")
             return
         }
@@ -65,7 +65,7 @@ extension ManagedObject {
         var result: [String: Any] = [:]
         let layout = entity.layout
         for index in changedMask.indexes {
-            guard let property = layout.property(atChangeIndex: index), let slot = layout.slots[property.name] else { continue }
+            guard let property = layout.property(atChangeIndex: index), let slot = layout.slot(forKey: property.name) else { continue }
             if case .transient = slot { continue }
             result[property.name] = value(at: slot) ?? NSNull()
         }
@@ -82,7 +82,7 @@ extension ManagedObject {
         let names = keys ?? (layout.storedAttributes.map(\.name) + layout.toOneRelationships.map(\.name) + layout.toManyRelationships.map(\.name))
         var result: [String: Any] = [:]
         for name in names {
-            switch layout.slots[name] {
+            switch layout.slot(forKey: name) {
             case .attribute(let slot)?:
                 let attribute = layout.storedAttributes[slot]
                 result[name] = slot < snapshot.attributes.count ? (AttributeCodec.decode(snapshot.attributes[slot], for: attribute) ?? NSNull()) : NSNull()
@@ -107,7 +107,7 @@ extension ManagedObject {
     /// The stored value and type of a stored attribute, loading the object's values first.
     func storedAttribute(forKey key: String) -> (StoredValue, AttributeType)? {
         checkAccess("value(forKey:)")
-        guard case .attribute(let index)? = entity.layout.slots[key] else { return nil }
+        guard case .attribute(let index)? = entity.layout.slot(forKey: key) else { return nil }
         fireFaultIfNeeded()
         guard index < attributeValues.count else { return nil }
         return (attributeValues[index], entity.layout.storedAttributes[index].type)
@@ -130,14 +130,14 @@ extension ManagedObject {
 
     /// The type of a stored attribute, or nil for other keys.
     func storedAttributeType(forKey key: String) -> AttributeType? {
-        guard case .attribute(let index)? = entity.layout.slots[key] else { return nil }
+        guard case .attribute(let index)? = entity.layout.slot(forKey: key) else { return nil }
         return entity.layout.storedAttributes[index].type
     }
 
     /// Sets a stored attribute from a value already in stored form (checked by the caller).
     func setStoredAttribute(_ stored: StoredValue, forKey key: String) {
         checkAccess("setValue(_:forKey:)")
-        guard case .attribute(let index)? = entity.layout.slots[key] else { return }
+        guard case .attribute(let index)? = entity.layout.slot(forKey: key) else { return }
         if change == .deleted {
             record(StrataError(code: StrataError.Code.managedObjectValidation, message: "'\(key)' was set on a deleted \(entity.name)", entityName: entity.name, key: key, objectID: objectID))
             return

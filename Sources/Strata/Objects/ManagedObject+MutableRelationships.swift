@@ -27,7 +27,7 @@ extension ManagedObject {
     /// on the object's context's queue.
     public func objectIDs(forRelationshipNamed key: String) -> [ManagedObjectID] {
         checkAccess("objectIDs(forRelationshipNamed:)")
-        switch entity.layout.slots[key] {
+        switch entity.layout.slot(forKey: key) {
         case .toOne(let slot)?:
             fireFaultIfNeeded()
             guard slot < toOneValues.count, let id = toOneValues[slot] else { return [] }

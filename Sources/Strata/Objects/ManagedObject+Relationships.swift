@@ -282,7 +282,7 @@ extension ManagedObject {
     /// Drops `source` from the inverse `inverse` (on self), by name (for callers holding a
     /// relationship description rather than a slot).
     func inverseRemove(_ source: ManagedObject, via inverse: RelationshipDescription) {
-        guard let slot = entity.layout.slots[inverse.name] else { return }
+        guard let slot = entity.layout.slot(forKey: inverse.name) else { return }
         inverseRemove(source, at: slot)
     }
 

@@ -16,7 +16,7 @@ struct ToManyEditor {
         self.owner = owner
         self.key = key
         let entity = owner.entity
-        switch entity.layout.slots[key] {
+        switch entity.layout.slot(forKey: key) {
         case .toMany(let index)?:
             if ordered && !entity.layout.toManyRelationships[index].isOrdered {
                 owner.record(Self.problem(owner, key, "\(call): '\(entity.name).\(key)' is not an ordered relationship; use mutableSetValue(forKey:)"))

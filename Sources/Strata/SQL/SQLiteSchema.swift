@@ -236,7 +236,7 @@ final class SQLiteSchema: @unchecked Sendable {
     /// The column of an attribute of `entity`.
     func attributeColumn(_ attribute: AttributeDescription, of entity: EntityDescription) -> String? {
         guard let table = table(for: entity), let columns = columns(for: entity),
-            case .attribute(let slot)? = entity.layout.slots[attribute.name], slot < columns.attributeColumns.count
+            case .attribute(let slot)? = entity.layout.slot(forKey: attribute.name), slot < columns.attributeColumns.count
         else { return nil }
         return columnName(columns.attributeColumns[slot], in: table)
     }
@@ -244,7 +244,7 @@ final class SQLiteSchema: @unchecked Sendable {
     /// The foreign-key column of a to-one relationship of `entity`.
     func foreignKeyColumn(_ relationship: RelationshipDescription, of entity: EntityDescription) -> (key: String, entityCode: String?)? {
         guard let table = table(for: entity), let columns = columns(for: entity),
-            case .toOne(let slot)? = entity.layout.slots[relationship.name], slot < columns.toOneColumns.count
+            case .toOne(let slot)? = entity.layout.slot(forKey: relationship.name), slot < columns.toOneColumns.count
         else { return nil }
         let toOne = columns.toOneColumns[slot]
         return (columnName(toOne.key, in: table), toOne.entityCode.map { columnName($0, in: table) })

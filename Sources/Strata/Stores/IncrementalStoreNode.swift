@@ -45,7 +45,7 @@ public final class IncrementalStoreNode: Sendable {
 
     /// The value of a stored attribute by name (nil for unknown names).
     func storedValue(forKey key: String) -> StoredValue? {
-        guard case .attribute(let slot)? = entity.layout.slots[key], slot < attributes.count else { return nil }
+        guard case .attribute(let slot)? = entity.layout.slot(forKey: key), slot < attributes.count else { return nil }
         return attributes[slot]
     }
 
@@ -73,7 +73,7 @@ public final class IncrementalStoreNode: Sendable {
         var attributes = ContiguousArray<StoredValue>(repeating: .null, count: layout.storedAttributes.count)
         var toOne = ContiguousArray<ManagedObjectID?>(repeating: nil, count: layout.toOneRelationships.count)
         for (key, value) in values {
-            switch layout.slots[key] {
+            switch layout.slot(forKey: key) {
             case .attribute(let slot)?:
                 switch AttributeCodec.encode(value, for: layout.storedAttributes[slot]) {
                 case .success(let stored): attributes[slot] = stored
@@ -101,7 +101,7 @@ public final class IncrementalStoreNode: Sendable {
     /// `nil` for no value or an unknown key.
     public func value(forKey key: String) -> Any? {
         let layout = entity.layout
-        switch layout.slots[key] {
+        switch layout.slot(forKey: key) {
         case .attribute(let slot)? where slot < attributes.count:
             return AttributeCodec.decode(attributes[slot], for: layout.storedAttributes[slot])
         case .toOne(let slot)? where slot < toOne.count:

@@ -73,7 +73,7 @@ extension PropertySlot {
     /// property has the same index in every descendant (layouts list ancestors' properties
     /// first), so the index holds for rows of sub-entities too.
     static func index(of property: PropertyDescription, in entity: EntityDescription) -> Int {
-        switch entity.layout.slots[property.name] {
+        switch entity.layout.slot(forKey: property.name) {
         case .attribute(let index)?, .toOne(let index)?, .toMany(let index)?, .transient(let index)?, .fetched(let index)?: return index
         default: return -1
         }

@@ -308,7 +308,7 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         for (owner, keys) in constrained {
             func values(of candidate: RowSnapshot) -> [StoredValue?] {
                 keys.map { key -> StoredValue? in
-                    switch candidate.entity.layout.slots[key] {
+                    switch candidate.entity.layout.slot(forKey: key) {
                     case .attribute(let slot)?: return candidate.attributes[safe: slot]
                     case .toOne(let slot)?: return (candidate.toOne[safe: slot] ?? nil).flatMap { $0.primaryKey.map { .integer($0) } } ?? .null
                     default: return nil
