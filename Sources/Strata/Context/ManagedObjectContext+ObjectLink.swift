@@ -9,9 +9,11 @@ extension ManagedObjectContext: ObjectContextLink {
             try loadFault(object)
         } catch let error as StrataError {
             object.isFaultStorage = false
+            sizeStorageIfEmpty(of: object)
             object.record(error)
         } catch {
             object.isFaultStorage = false
+            sizeStorageIfEmpty(of: object)
             object.record(StrataError(code: StrataError.Code.coreData, message: "Firing the fault failed: \(error)", entityName: object.entity.name, objectID: object.objectID))
         }
     }

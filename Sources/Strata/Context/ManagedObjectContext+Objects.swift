@@ -102,10 +102,15 @@ extension ManagedObjectContext {
     }
 
     func attach(_ object: ManagedObject) {
-        object.link = self
         object.registry = state.registry
         state.registry.register(object)
         if retainsRegisteredObjects { state.retained[ObjectIdentifier(object)] = object }
+    }
+
+    /// Gives an object whose values could not be loaded (a fault that failed to fire) storage
+    /// of its entity's size, all nil, so later reads and writes find their slots.
+    func sizeStorageIfEmpty(of object: ManagedObject) {
+        if object.attributeValues.count != object.entity.layout.storedAttributes.count { prepareStorage(of: object, defaults: false) }
     }
 
     /// Sizes an object's storage for its entity; inserted objects get default values.
@@ -173,7 +178,7 @@ extension ManagedObjectContext {
         if let object = findRegistered(id) { return object }
         let object = id.entity.managedObjectClass.init(entity: id.entity, insertInto: nil)
         object.objectID = id
-        prepareStorage(of: object, defaults: false)
+        // No value storage until the fault fires (`apply(_:to:)` gives it the row's values).
         object.isFaultStorage = true
         attach(object)
         return object

@@ -54,7 +54,6 @@ extension ManagedObjectContext {
         object.prefetchedObjects = []
         state.registry.unregister(object.objectID, ifItIs: object)
         state.retained[ObjectIdentifier(object)] = nil
-        object.link = nil
         object.registry = nil
     }
 

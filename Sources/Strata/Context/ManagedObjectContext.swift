@@ -61,9 +61,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         case .mainQueue: queue = DispatchQueue.main
         case .privateQueue: queue = DispatchQueue(label: "org.strata.context", qos: .default)
         }
+        state.registry.owner = self
     }
 
     deinit {
+        state.registry.owner = nil
         streams.finishAll()
     }
 

@@ -24,11 +24,21 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's ID: temporary until the object is saved, then permanent.
     public internal(set) var objectID: ManagedObjectID
 
-    weak var link: (any ObjectContextLink)?
+    /// The identity map of the object's context while the object is registered there; nil
+    /// once it is removed (or never inserted).
     var registry: ObjectRegistry?
+    /// The object's context, reached through its registry (see ``ObjectRegistry/owner``).
+    @inline(__always) var link: (any ObjectContextLink)? { registry?.owner }
 
     var change: ObjectChange = .none
     var isFaultStorage = false
+    /// Set by every change; lets a save give `willSave()` another call to objects it changed.
+    var changedSinceWillSave = false
+    /// What happened to the object in the current event (for objects-did-change).
+    var eventChanges = EventChanges()
+    /// True while a save calls `validateValue(_:forKey:)` after checking the model's rules on
+    /// the stored values (the base implementation then has nothing left to check).
+    var modelRulesChecked = false
     /// The values as last loaded from the parent store.
     var snapshot: RowSnapshot?
     /// The current stored-attribute values (shares the snapshot's buffer until changed).
@@ -39,27 +49,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var toManyValues: [ToManyValue?] = []
     /// The to-many contents as last loaded or saved, kept to compute what a save changes.
     var committedToMany: [ToManyValue?] = []
-    /// Edits of to-manys made while they were not loaded, by to-many slot (see ``ToManyDelta``).
-    /// Only meaningful while the object is changed; applied when the contents load.
-    var pendingToMany: [Int: ToManyDelta] = [:]
-    /// Transient attribute values.
-    var transientValues: [Any?] = []
-    /// Fetched property results, computed on first access.
-    var fetchedValues: [Int: [ManagedObject]] = [:]
     /// Which properties changed since the last load or save.
     var changedMask = ChangeMask()
-    /// Problems recorded by APIs that cannot throw; reported by the next save.
-    var recordedProblems: [StrataError] = []
-    /// Set by every change; lets a save give `willSave()` another call to objects it changed.
-    var changedSinceWillSave = false
-    /// What happened to the object in the current event (for objects-did-change).
-    var eventChanges = EventChanges()
-    /// Objects loaded for this one by relationship prefetching, kept alive as long as it is
-    /// (as Core Data's fired relationships keep theirs), so they fire without I/O.
-    var prefetchedObjects: [ManagedObject] = []
-    /// True while a save calls `validateValue(_:forKey:)` after checking the model's rules on
-    /// the stored values (the base implementation then has nothing left to check).
-    var modelRulesChecked = false
+    /// What most objects never need (see ``ObjectSideRecord``); created on first use.
+    var sideRecord: ObjectSideRecord?
     /// For faults of a batched fetch: the fetch's IDs, so firing one loads its whole batch.
     var faultBatch: FaultBatch?
     var faultBatchIndex = 0

@@ -11,6 +11,13 @@
 /// inserts) registers into consecutive slots of a few pages instead of hashing each ID into a
 /// large dictionary.
 final class ObjectRegistry {
+    /// The context whose identity map this is: what every registered object reaches as its
+    /// `link`. Not `weak` (a weak load retains the context through its side table on every
+    /// access, and objects reach their context on every change): the context sets it when it
+    /// is created and clears it in its `deinit`, so it is never left dangling; objects
+    /// themselves hold the registry, not the context.
+    unowned(unsafe) var owner: (any ObjectContextLink)?
+
     private var tables: [KeySpace: PrimaryKeyTable] = [:]
     private var lastSpace: KeySpace?
     private var lastTable: PrimaryKeyTable?

@@ -1,0 +1,94 @@
+/// The state of a managed object that most objects never use, kept out of the object itself so
+/// that a fetched object is one small allocation: it is created the first time one of these is
+/// set to something other than empty, and the object's properties of the same names
+/// (``ManagedObject/pendingToMany`` and the others below) read it, or an empty value without it.
+/// Used only on the object's context's queue, like the object.
+final class ObjectSideRecord {
+    /// Edits of to-manys made while they were not loaded, by to-many slot (see ``ToManyDelta``).
+    /// Only meaningful while the object is changed; applied when the contents load.
+    var pendingToMany: [Int: ToManyDelta] = [:]
+    /// Transient attribute values, by transient slot.
+    var transientValues: [Any?] = []
+    /// Fetched property results, computed on first access.
+    var fetchedValues: [Int: [ManagedObject]] = [:]
+    /// Problems recorded by APIs that cannot throw; reported by the next save.
+    var recordedProblems: [StrataError] = []
+    /// Objects loaded for this one by relationship prefetching, kept alive as long as it is (as
+    /// Core Data's fired relationships keep theirs), so they fire without I/O.
+    var prefetchedObjects: [ManagedObject] = []
+}
+
+extension ManagedObject {
+    /// The side record, created if the object has none yet.
+    private var ensuredSideRecord: ObjectSideRecord {
+        if let sideRecord { return sideRecord }
+        let created = ObjectSideRecord()
+        sideRecord = created
+        return created
+    }
+
+    /// Edits of to-manys made while they were not loaded (see ``ObjectSideRecord``).
+    var pendingToMany: [Int: ToManyDelta] {
+        get { sideRecord?.pendingToMany ?? [:] }
+        _modify {
+            let record = ensuredSideRecord
+            yield &record.pendingToMany
+        }
+        set {
+            if newValue.isEmpty && sideRecord == nil { return }
+            ensuredSideRecord.pendingToMany = newValue
+        }
+    }
+
+    /// Transient attribute values (see ``ObjectSideRecord``).
+    var transientValues: [Any?] {
+        get { sideRecord?.transientValues ?? [] }
+        _modify {
+            let record = ensuredSideRecord
+            yield &record.transientValues
+        }
+        set {
+            if newValue.isEmpty && sideRecord == nil { return }
+            ensuredSideRecord.transientValues = newValue
+        }
+    }
+
+    /// Fetched property results (see ``ObjectSideRecord``).
+    var fetchedValues: [Int: [ManagedObject]] {
+        get { sideRecord?.fetchedValues ?? [:] }
+        _modify {
+            let record = ensuredSideRecord
+            yield &record.fetchedValues
+        }
+        set {
+            if newValue.isEmpty && sideRecord == nil { return }
+            ensuredSideRecord.fetchedValues = newValue
+        }
+    }
+
+    /// Problems recorded for the next save (see ``ObjectSideRecord``).
+    var recordedProblems: [StrataError] {
+        get { sideRecord?.recordedProblems ?? [] }
+        _modify {
+            let record = ensuredSideRecord
+            yield &record.recordedProblems
+        }
+        set {
+            if newValue.isEmpty && sideRecord == nil { return }
+            ensuredSideRecord.recordedProblems = newValue
+        }
+    }
+
+    /// Objects prefetched for this one (see ``ObjectSideRecord``).
+    var prefetchedObjects: [ManagedObject] {
+        get { sideRecord?.prefetchedObjects ?? [] }
+        _modify {
+            let record = ensuredSideRecord
+            yield &record.prefetchedObjects
+        }
+        set {
+            if newValue.isEmpty && sideRecord == nil { return }
+            ensuredSideRecord.prefetchedObjects = newValue
+        }
+    }
+}
