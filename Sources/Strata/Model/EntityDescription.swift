@@ -25,7 +25,13 @@ public final class EntityDescription: EntityIdentity, @unchecked Sendable, Hasha
     private var _renamingIdentifier: String?
 
     /// The entity this one inherits from; set through the parent's `subentities`.
-    public internal(set) weak var superentity: EntityDescription?
+    public internal(set) var superentity: EntityDescription? {
+        get { superentityReference }
+        set { superentityReference = newValue }
+    }
+    /// Not `weak`, for the reason given at `PropertyDescription.entityReference`: the parent
+    /// clears it when it drops this entity and when it is deinitialized.
+    unowned(unsafe) var superentityReference: EntityDescription?
     /// The model the entity belongs to.
     public internal(set) weak var managedObjectModel: ManagedObjectModel?
 
@@ -37,6 +43,13 @@ public final class EntityDescription: EntityIdentity, @unchecked Sendable, Hasha
     public init(name: String) {
         self._name = name
         self.managedObjectClassStorage = nil
+    }
+
+    deinit {
+        // Clear the unowned references that point here (see `PropertyDescription.entityReference`).
+        let me = ObjectIdentifier(self)
+        for property in _properties where property.entityReference.map(ObjectIdentifier.init) == me { property.entityReference = nil }
+        for sub in _subentities where sub.superentityReference.map(ObjectIdentifier.init) == me { sub.superentityReference = nil }
     }
 
     override var identityName: String { _name }
@@ -68,6 +81,7 @@ public final class EntityDescription: EntityIdentity, @unchecked Sendable, Hasha
         get { _properties }
         set {
             mutate("properties") {
+                for old in _properties where old.entityReference === self { old.entityReference = nil }
                 _properties = newValue
                 for property in newValue { property.entity = self }
             }

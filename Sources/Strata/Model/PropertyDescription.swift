@@ -21,7 +21,15 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
     private var _validationRules: [ValidationRule] = []
 
     /// The entity the property belongs to; set when it is added to an entity's `properties`.
-    public internal(set) weak var entity: EntityDescription?
+    public internal(set) var entity: EntityDescription? {
+        get { entityReference }
+        set { entityReference = newValue }
+    }
+    /// Not `weak`: a weak reference gives its target a side table, and then every retain of the
+    /// entity takes the runtime's slow path — object IDs retain their entity on every copy. The
+    /// entity clears this reference when it drops the property and when it is deinitialized
+    /// (`EntityDescription.deinit`), so it is never left dangling.
+    unowned(unsafe) var entityReference: EntityDescription?
 
     init(name: String, isOptional: Bool) {
         self._name = name
