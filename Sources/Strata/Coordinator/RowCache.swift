@@ -11,7 +11,7 @@ import Synchronization
 /// is split into shards, each behind its own lock.
 final class RowCache: Sendable {
     private struct Entry {
-        weak var snapshot: RowSnapshot?
+        weak var snapshot: RowSnapshot? = nil
         /// While a save of the row is under way (and shortly after), snapshots of this version
         /// or older are refused, so a read racing the save cannot put the old row back.
         var floor: Int64 = 0
@@ -72,11 +72,14 @@ final class RowCache: Sendable {
         let now = RowSnapshot.now()
         shard.entries.withLock { entries in
             for snapshot in snapshots {
-                if let entry = entries[snapshot.objectID] {
-                    if let current = entry.snapshot, current.version > snapshot.version { continue }
-                    if entry.refuses(snapshot, now: now) { continue }
-                }
-                entries[snapshot.objectID] = Entry(snapshot: snapshot)
+                var entry = entries[snapshot.objectID] ?? Entry()
+                if let current = entry.snapshot, current.version > snapshot.version { continue }
+                if entry.refuses(snapshot, now: now) { continue }
+                // The floor of a recent save stays: the saved row's snapshot (stored here by the
+                // save) may be released before a read that began before the save returns, and
+                // that read's older row must still be refused.
+                entry.snapshot = snapshot
+                entries[snapshot.objectID] = entry
             }
             // Drop entries whose snapshots were released, once half the table (or more) was
             // written since the last pass: amortised O(1) per write, and the table stays within
