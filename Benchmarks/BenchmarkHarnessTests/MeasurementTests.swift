@@ -72,7 +72,7 @@ struct MeasurementTests {
 
     @Test func contextStartStopInsideABenchmark() throws {
         let suite = BenchmarkSuite(name: "Context")
-        let configuration = BenchmarkConfiguration(warmupIterations: 1, maxIterations: 2, metrics: [.wallClock])
+        let configuration = BenchmarkConfiguration(warmupIterations: 1, minIterations: 1, maxIterations: 2, metrics: [.wallClock])
         suite.benchmark("setup excluded", configuration: configuration) { context in
             usleep(10_000)  // set-up work that must not be measured
             context.startMeasurement()

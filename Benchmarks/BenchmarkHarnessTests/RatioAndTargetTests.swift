@@ -52,6 +52,7 @@ struct RatioAndTargetTests {
         #expect(unknown.status == .missed)
         #expect(unknown.detail.contains("unknown unit"))
         #expect(BenchmarkTarget.absoluteAtMost(50, metric: .wallClock, unit: "ms").description == "wall clock p50 ≤ 50 ms")
+        #expect(BenchmarkTarget.worstIterationAtMost(64, metric: .peakHeapDelta, unit: "MiB").description == "peak heap delta worst iteration ≤ 64 MiB")
     }
 
     @Test func customTargets() {

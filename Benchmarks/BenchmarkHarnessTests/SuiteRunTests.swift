@@ -16,9 +16,14 @@ struct SuiteRunTests {
             context.blackHole(context.iteration)
         }
         suite.pair("sum", configuration: tinyConfiguration, targets: [.ratioAtMost(1_000), .ratioAtMost(0.000_001, metric: .cpuTotal)]) { context in
-            context.blackHole((0..<1_000).reduce(0, +))
+            let total = (0..<1_000).reduce(0, +)
+            context.blackHole(total)
+            return RowDigest(count: 1_000, checksum: UInt64(total))
         } raw: { context in
-            context.blackHole((0..<(slowRaw ? 2_000 : 1_000)).reduce(0, +))
+            var total = 0
+            for _ in 0..<(slowRaw ? 2 : 1) { total = (0..<1_000).reduce(0, +) }
+            context.blackHole(total)
+            return RowDigest(count: 1_000, checksum: UInt64(total))
         }
         suite.relation("sum sides", numerator: "sum [strata]", denominator: "sum [raw]", target: .ratioAtMost(1_000))
         suite.relation("noop vs sum", numerator: "noop", denominator: "sum [raw]", target: .ratioAtMost(1_000))
@@ -34,7 +39,9 @@ struct SuiteRunTests {
         #expect(console.standardOutput.contains("== Relation: sum sides =="))
         #expect(console.standardOutput.contains("target met: [sum] wall clock ratio ≤ 1000×"))
         #expect(console.standardOutput.contains("target MISSED: [sum] cpu total ratio"))
+        #expect(console.standardOutput.contains("rows checked: both sides saw 1000 rows"))
         #expect(console.errorText.contains("[1/3] noop"))
+        #expect(console.errorText.contains("[2-3/3] sum: strata and raw interleaved"))
         #expect(console.standardOutput.contains("== Relation: noop vs sum =="))
     }
 

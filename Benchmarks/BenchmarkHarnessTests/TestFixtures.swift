@@ -56,6 +56,6 @@ final class CapturedConsole {
 
 /// A configuration that keeps real benchmark loops to a few iterations.
 let tinyConfiguration = BenchmarkConfiguration(
-    warmupIterations: 0, maxIterations: 3, maxDuration: .milliseconds(200),
+    warmupIterations: 0, minIterations: 1, maxIterations: 3, maxDuration: .milliseconds(200),
     quickMaxIterations: 2, quickWarmupIterations: 0
 )

@@ -37,6 +37,19 @@ final class Datasets: @unchecked Sendable {
         let key = "\(count)-\(parents)-\(childrenPerParent)"
         if let url = built[key] { return url }
         let url = freshURL("dataset-\(key)")
+        try build(at: url, items: count, parents: parents, childrenPerParent: childrenPerParent)
+        built[key] = url
+        return url
+    }
+
+    /// A store of its own with `count` items, for a benchmark side that writes to it.
+    func privateStore(items count: Int, label: String) throws -> URL {
+        let url = freshURL(label)
+        try build(at: url, items: count, parents: 0, childrenPerParent: 0)
+        return url
+    }
+
+    private func build(at url: URL, items count: Int, parents: Int, childrenPerParent: Int) throws {
         // Let Strata create the schema and metadata.
         do {
             let coordinator = PersistentStoreCoordinator(managedObjectModel: BenchmarkModel.shared)
@@ -90,8 +103,6 @@ final class Datasets: @unchecked Sendable {
         }
         try db.execute("COMMIT")
         try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        built[key] = url
-        return url
     }
 
     /// A root context on a fresh coordinator for `url`.

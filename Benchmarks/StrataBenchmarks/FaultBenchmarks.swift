@@ -10,89 +10,98 @@ enum FaultBenchmarks {
         let configuration = BenchmarkConfiguration(warmupIterations: 1, maxIterations: 5, scalingFactor: faults)
         let parents = sizes.parents
         let children = sizes.childrenPerParent
+        let setUp: BenchmarkClosure = { context in
+            context.userInfo["url"] = try Datasets.shared.store(items: sizes.small, parents: parents, childrenPerParent: children)
+        }
 
         suite.pair(
-            "fire \(Sizes.label(faults)) faults one by one", configuration: configuration,
-            setUp: { context in context.userInfo["url"] = try Datasets.shared.store(items: sizes.small, parents: parents, childrenPerParent: children) },
+            "fire \(Sizes.label(faults)) faults one by one", configuration: configuration, targets: [.ratioAtMost(2.0)], setUp: setUp,
             strata: { context in
-                guard let url = context.userInfo["url"] as? URL else { return }
-                let store = try Datasets.shared.context(for: url)
-                try store.performAndWait {
+                let store = try Datasets.shared.context(for: try context.require("url", as: URL.self))
+                return try store.performAndWait {
                     let request = FetchRequest<Item>(entityName: "Item")
                     request.includesPropertyValues = false
                     request.fetchLimit = faults
                     let items = try store.fetch(request)
-                    var total: Int64 = 0
-                    for item in items { total += item.number }  // each access fires one fault
-                    context.blackHole(total)
+                    var digest = RowDigest()
+                    for item in items { ItemDigest.add(item, to: &digest) }  // the first access fires the fault
+                    return digest
                 }
             },
             raw: { context in
-                guard let url = context.userInfo["url"] as? URL else { return }
-                let db = try RawDatabase(path: url.path)
+                let db = try RawDatabase(path: try context.require("url", as: URL.self).path)
                 let ids = try db.prepare("SELECT Z_PK FROM ZITEM ORDER BY Z_PK LIMIT ?")
                 sqlite3_bind_int64(ids, 1, Int64(faults))
                 var keys: [Int64] = []
                 while sqlite3_step(ids) == SQLITE_ROW { keys.append(sqlite3_column_int64(ids, 0)) }
                 sqlite3_finalize(ids)
                 let select = try db.prepare("SELECT Z_PK, ZNAME, ZNUMBER, ZSCORE, ZFLAG, ZCREATED FROM ZITEM WHERE Z_PK = ?")
-                var total: Int64 = 0
+                var digest = RowDigest()
                 for key in keys {
                     sqlite3_bind_int64(select, 1, key)
-                    if sqlite3_step(select) == SQLITE_ROW { total += sqlite3_column_int64(select, 2) }
+                    if sqlite3_step(select) == SQLITE_ROW { ItemDigest.add(RawItem(row: select), to: &digest) }
                     sqlite3_reset(select)
                 }
                 sqlite3_finalize(select)
-                context.blackHole(total)
+                return digest
             })
 
         suite.pair(
-            "fire \(Sizes.label(faults)) to-one faults with prefetching", configuration: configuration,
-            setUp: { context in context.userInfo["url"] = try Datasets.shared.store(items: sizes.small, parents: parents, childrenPerParent: children) },
+            "fire \(Sizes.label(faults)) to-one faults with prefetching", configuration: configuration, targets: [.ratioAtMost(3.0)], setUp: setUp,
             strata: { context in
-                guard let url = context.userInfo["url"] as? URL else { return }
-                let store = try Datasets.shared.context(for: url)
-                try store.performAndWait {
+                let store = try Datasets.shared.context(for: try context.require("url", as: URL.self))
+                return try store.performAndWait {
                     let request = FetchRequest<Child>(entityName: "Child")
                     request.fetchLimit = faults
                     request.relationshipKeyPathsForPrefetching = ["parent"]
-                    var total = 0
+                    var digest = RowDigest()
                     for child in try store.fetch(request) {
-                        total += (child.value(forKey: "parent") as? Parent)?.name.utf8.count ?? 0
+                        var row = RowHasher()
+                        row.combine(child.value)
+                        row.combine((child.value(forKey: "parent") as? Parent)?.name ?? "")
+                        digest.add(row)
                     }
-                    context.blackHole(total)
+                    return digest
                 }
             },
             raw: { context in
-                guard let url = context.userInfo["url"] as? URL else { return }
-                let db = try RawDatabase(path: url.path)
-                let select = try db.prepare("SELECT c.Z_PK, c.ZNAME, c.ZVALUE, p.Z_PK, p.ZNAME FROM (SELECT * FROM ZCHILD ORDER BY Z_PK LIMIT ?) c LEFT JOIN ZPARENT p ON p.Z_PK = c.ZPARENT")
+                let db = try RawDatabase(path: try context.require("url", as: URL.self).path)
+                let select = try db.prepare(
+                    "SELECT c.Z_PK, c.ZNAME, c.ZVALUE, p.Z_PK, p.ZNAME FROM (SELECT * FROM ZCHILD ORDER BY Z_PK LIMIT ?) c LEFT JOIN ZPARENT p ON p.Z_PK = c.ZPARENT")
                 sqlite3_bind_int64(select, 1, Int64(faults))
-                var total = 0
-                while sqlite3_step(select) == SQLITE_ROW { total += select.text(4).utf8.count }
+                var digest = RowDigest()
+                while sqlite3_step(select) == SQLITE_ROW {
+                    var row = RowHasher()
+                    row.combine(sqlite3_column_int64(select, 2))
+                    row.combine(select.text(4))
+                    digest.add(row)
+                }
                 sqlite3_finalize(select)
-                context.blackHole(total)
+                return digest
             })
 
         suite.pair(
-            "prefetch to-many over \(Sizes.label(parents)) parents", configuration: BenchmarkConfiguration(warmupIterations: 1, maxIterations: 3, scalingFactor: parents),
-            setUp: { context in context.userInfo["url"] = try Datasets.shared.store(items: sizes.small, parents: parents, childrenPerParent: children) },
+            "prefetch to-many over \(Sizes.label(parents)) parents", configuration: BenchmarkConfiguration(warmupIterations: 1, maxIterations: 5, scalingFactor: parents),
+            targets: [.ratioAtMost(3.0)], setUp: setUp,
             strata: { context in
-                guard let url = context.userInfo["url"] as? URL else { return }
-                let store = try Datasets.shared.context(for: url)
-                try store.performAndWait {
+                let store = try Datasets.shared.context(for: try context.require("url", as: URL.self))
+                return try store.performAndWait {
                     let request = FetchRequest<Parent>(entityName: "Parent")
                     request.relationshipKeyPathsForPrefetching = ["children"]
-                    var total = 0
+                    var digest = RowDigest()
                     for parent in try store.fetch(request) {
-                        total += (parent.value(forKey: "children") as? Set<ManagedObject>)?.count ?? 0
+                        let members = parent.value(forKey: "children") as? Set<ManagedObject> ?? []
+                        var row = RowHasher()
+                        row.combine(parent.name)
+                        row.combine(members.count)
+                        digest.add(row)
+                        for case let child as Child in members { digest.add(child.value) }
                     }
-                    context.blackHole(total)
+                    return digest
                 }
             },
             raw: { context in
-                guard let url = context.userInfo["url"] as? URL else { return }
-                let db = try RawDatabase(path: url.path)
+                let db = try RawDatabase(path: try context.require("url", as: URL.self).path)
                 var parentsByKey: [Int64: (name: String, children: [Int64])] = [:]
                 let parentSelect = try db.prepare("SELECT Z_PK, ZNAME FROM ZPARENT")
                 while sqlite3_step(parentSelect) == SQLITE_ROW {
@@ -100,14 +109,22 @@ enum FaultBenchmarks {
                 }
                 sqlite3_finalize(parentSelect)
                 let childSelect = try db.prepare("SELECT ZPARENT, Z_PK, ZNAME, ZVALUE FROM ZCHILD ORDER BY ZPARENT, Z_PK")
-                var names: [Int64: String] = [:]
+                var values: [Int64: (name: String, value: Int64)] = [:]
                 while sqlite3_step(childSelect) == SQLITE_ROW {
                     let key = sqlite3_column_int64(childSelect, 1)
                     parentsByKey[sqlite3_column_int64(childSelect, 0)]?.children.append(key)
-                    names[key] = childSelect.text(2)
+                    values[key] = (childSelect.text(2), sqlite3_column_int64(childSelect, 3))
                 }
                 sqlite3_finalize(childSelect)
-                context.blackHole(parentsByKey.values.reduce(0) { $0 + $1.children.count } + names.count)
+                var digest = RowDigest()
+                for parent in parentsByKey.values {
+                    var row = RowHasher()
+                    row.combine(parent.name)
+                    row.combine(parent.children.count)
+                    digest.add(row)
+                    for key in parent.children { digest.add(values[key]?.value ?? 0) }
+                }
+                return digest
             })
     }
 }

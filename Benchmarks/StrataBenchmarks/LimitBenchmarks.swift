@@ -14,7 +14,7 @@ enum LimitBenchmarks {
                 for sorted in [false, true] {
                     let name = "fetchLimit 100 offset \(Sizes.label(offset)) \(sorted ? "sorted by indexed number" : "unsorted") over \(Sizes.label(rows))"
                     suite.pair(
-                        name, configuration: configuration,
+                        name, configuration: configuration, targets: sorted ? [.ratioAtMost(1.5)] : [],
                         setUp: { context in
                             let url = try Datasets.shared.store(items: rows)
                             context.userInfo["url"] = url
@@ -25,32 +25,28 @@ enum LimitBenchmarks {
                             }
                         },
                         strata: { context in
-                            guard let store = context.userInfo["store"] as? ManagedObjectContext else { return }
-                            try store.performAndWait {
+                            let store = try context.require("store", as: ManagedObjectContext.self)
+                            return try store.performAndWait {
                                 let request = FetchRequest<Item>(entityName: "Item")
                                 request.fetchLimit = 100
                                 request.fetchOffset = offset
                                 if sorted { request.sortDescriptors = [ObjectSortDescriptor(key: "number")] }
                                 request.returnsObjectsAsFaults = false
-                                let items = try store.fetch(request)
-                                context.blackHole(items.reduce(0) { $0 + $1.number })
+                                var digest = RowDigest()
+                                for item in try store.fetch(request) { ItemDigest.add(item, to: &digest) }
                                 store.reset()
+                                return digest
                             }
                         },
                         raw: { context in
-                            guard let db = context.userInfo["db"] as? RawDatabase else { return }
+                            let db = try context.require("db", as: RawDatabase.self)
                             let order = sorted ? "ZNUMBER, Z_PK" : "Z_PK"
                             let select = try db.prepare("SELECT Z_PK, ZNAME, ZNUMBER, ZSCORE, ZFLAG, ZCREATED FROM ZITEM ORDER BY \(order) LIMIT 100 OFFSET ?")
                             sqlite3_bind_int64(select, 1, Int64(offset))
-                            var total: Int64 = 0
-                            while sqlite3_step(select) == SQLITE_ROW {
-                                let item = RawItem(
-                                    key: sqlite3_column_int64(select, 0), name: select.text(1), number: sqlite3_column_int64(select, 2), score: sqlite3_column_double(select, 3),
-                                    flag: sqlite3_column_int64(select, 4) != 0, created: sqlite3_column_double(select, 5))
-                                total += item.number
-                            }
+                            var digest = RowDigest()
+                            while sqlite3_step(select) == SQLITE_ROW { ItemDigest.add(RawItem(row: select), to: &digest) }
                             sqlite3_finalize(select)
-                            context.blackHole(total)
+                            return digest
                         })
                 }
             }
@@ -76,21 +72,22 @@ enum LimitBenchmarks {
                 }
             },
             strata: { context in
-                guard let store = context.userInfo["store"] as? ManagedObjectContext else { return }
+                let store = try context.require("store", as: ManagedObjectContext.self)
                 let count = try store.performAndWait {
                     let request = FetchRequest<Item>(entityName: "Item")
                     request.predicate = ObjectPredicate(format: "score > %@ AND flag == YES", 50.0)
                     return try store.count(for: request)
                 }
-                context.blackHole(count)
+                return RowDigest(count: count, checksum: UInt64(count))
             },
             raw: { context in
-                guard let db = context.userInfo["db"] as? RawDatabase else { return }
+                let db = try context.require("db", as: RawDatabase.self)
                 let select = try db.prepare("SELECT count(*) FROM ZITEM WHERE ZSCORE > ? AND ZFLAG = 1")
+                defer { sqlite3_finalize(select) }
                 sqlite3_bind_double(select, 1, 50.0)
-                _ = sqlite3_step(select)
-                context.blackHole(sqlite3_column_int64(select, 0))
-                sqlite3_finalize(select)
+                guard sqlite3_step(select) == SQLITE_ROW else { throw RawDatabase.Failure(message: "count returned no row") }
+                let count = Int(sqlite3_column_int64(select, 0))
+                return RowDigest(count: count, checksum: UInt64(count))
             })
     }
 }

@@ -33,7 +33,7 @@ enum MemoryBenchmarks {
         let record = LeakRecord()
         suite.benchmark(
             "fetch \(Sizes.label(rows)) materialized, reset: heap back to baseline",
-            configuration: BenchmarkConfiguration(warmupIterations: 1, maxIterations: 3),
+            configuration: BenchmarkConfiguration(warmupIterations: 1, maxIterations: 5),
             setUp: { context in
                 let url = try Datasets.shared.store(items: rows)
                 context.userInfo["store"] = try Datasets.shared.context(for: url)
@@ -45,7 +45,7 @@ enum MemoryBenchmarks {
                 }
             ],
             body: { context in
-                guard let store = context.userInfo["store"] as? ManagedObjectContext else { return }
+                let store = try context.require("store", as: ManagedObjectContext.self)
                 let before = JemallocProbe.allocatedBytes()
                 try store.performAndWait {
                     let request = FetchRequest<Item>(entityName: "Item")

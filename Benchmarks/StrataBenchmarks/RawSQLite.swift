@@ -69,3 +69,26 @@ extension OpaquePointer {
 func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String) {
     sqlite3_bind_text(statement, index, text, Int32(text.utf8.count), strata_sqlite_transient())
 }
+
+extension RawItem {
+    /// Reads the row `SELECT Z_PK, ZNAME, ZNUMBER, ZSCORE, ZFLAG, ZCREATED …` the statement is on.
+    init(row: OpaquePointer) {
+        self.init(
+            key: sqlite3_column_int64(row, 0), name: row.text(1), number: sqlite3_column_int64(row, 2), score: sqlite3_column_double(row, 3),
+            flag: sqlite3_column_int64(row, 4) != 0, created: sqlite3_column_double(row, 5))
+    }
+}
+
+/// A prepared statement kept for a whole benchmark (the raw side's statement cache); finalized
+/// when the benchmark's context lets it go.
+final class CachedStatement {
+    let database: RawDatabase
+    let handle: OpaquePointer
+
+    init(_ database: RawDatabase, _ sql: String) throws {
+        self.database = database
+        handle = try database.prepare(sql)
+    }
+
+    deinit { sqlite3_finalize(handle) }
+}

@@ -1,5 +1,5 @@
 /// Data-set sizes: the full run uses the sizes of the issue; `--quick` (CI) uses smaller ones
-/// with the same shape so the whole suite stays under two minutes.
+/// with the same shape so the whole suite stays under three minutes.
 struct Sizes {
     let quick: Bool
     var large: Int { quick ? 100_000 : 1_000_000 }
@@ -9,6 +9,10 @@ struct Sizes {
     var faults: Int { 10_000 }
     var parents: Int { quick ? 20_000 : 100_000 }
     var childrenPerParent: Int { 3 }
+    /// Lookups of one object by its indexed key.
+    var lookups: Int { 20_000 }
+    /// Objects fetched, edited and saved in one save.
+    var updates: Int { quick ? 20_000 : 200_000 }
 
     static func label(_ count: Int) -> String {
         if count == 0 { return "0" }

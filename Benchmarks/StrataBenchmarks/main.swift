@@ -1,7 +1,7 @@
 import BenchmarkHarness
 import Foundation
 
-// `make bench` (full sizes) and `make bench-quick` (CI sizes, under two minutes).
+// `make bench` (full sizes) and `make bench-quick` (CI sizes, under three minutes).
 // Every pair does the same work through Strata and through hand-written sqlite3 calls, in the
 // same run; the report prints Strata ÷ raw and whether each target is met.
 let quick = CommandLine.arguments.contains("--quick")
@@ -9,6 +9,8 @@ let sizes = Sizes(quick: quick)
 let suite = BenchmarkSuite(name: "Strata")
 InsertBenchmarks.register(in: suite, sizes: sizes)
 FetchBenchmarks.register(in: suite, sizes: sizes)
+LookupBenchmarks.register(in: suite, sizes: sizes)
+UpdateBenchmarks.register(in: suite, sizes: sizes)
 LimitBenchmarks.register(in: suite, sizes: sizes)
 FaultBenchmarks.register(in: suite, sizes: sizes)
 MemoryBenchmarks.register(in: suite, sizes: sizes)

@@ -13,6 +13,11 @@ public enum BenchmarkMetric: String, Codable, CaseIterable, Sendable, CodingKeyR
     case mallocCountTotal
     /// Bytes requested from jemalloc during the measured region, rounded to jemalloc size classes (process-wide).
     case bytesAllocated
+    /// The highest live heap (jemalloc's allocated bytes) reached during the measured region minus
+    /// the live heap at its start, in bytes: the peak tracked by jemalloc for the measuring thread
+    /// (`thread.peak`), or the process-wide net growth (`stats.allocated`) when that is larger.
+    /// Unlike resident memory it does not depend on pages another benchmark left mapped.
+    case peakHeapDelta
     /// Peak resident set size (VmHWM) reached during the measured region, in bytes.
     case peakMemoryResident
     /// Peak resident set size during the measured region minus the resident size just before it, in bytes.
@@ -28,6 +33,7 @@ extension BenchmarkMetric {
         case .throughput: "Throughput"
         case .mallocCountTotal: "Malloc count"
         case .bytesAllocated: "Bytes allocated"
+        case .peakHeapDelta: "Peak heap delta"
         case .peakMemoryResident: "Peak resident"
         case .peakMemoryResidentDelta: "Peak resident delta"
         }
@@ -44,13 +50,13 @@ extension BenchmarkMetric {
         case .wallClock, .cpuTotal: .nanoseconds
         case .throughput: .operationsPerSecond
         case .mallocCountTotal: .count
-        case .bytesAllocated, .peakMemoryResident, .peakMemoryResidentDelta: .bytes
+        case .bytesAllocated, .peakHeapDelta, .peakMemoryResident, .peakMemoryResidentDelta: .bytes
         }
     }
 
     /// Whether the metric needs jemalloc's statistics.
     var needsJemalloc: Bool {
-        self == .mallocCountTotal || self == .bytesAllocated
+        self == .mallocCountTotal || self == .bytesAllocated || self == .peakHeapDelta
     }
 
     /// Whether the metric needs the resident-memory counters of `/proc/self/status`.

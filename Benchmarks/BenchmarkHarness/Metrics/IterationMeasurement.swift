@@ -8,6 +8,8 @@ struct IterationMeasurement: Equatable {
     var mallocCount: UInt64?
     /// Bytes allocated, nil when not measured.
     var bytesAllocated: UInt64?
+    /// Peak live-heap growth in bytes (maximum over the segments), nil when not measured.
+    var peakHeapDeltaBytes: UInt64?
     /// Peak resident bytes (maximum over the segments), nil when not measured.
     var peakResidentBytes: Int?
     /// Peak resident bytes minus resident bytes at segment start (maximum over the segments), nil when not measured.
@@ -33,6 +35,8 @@ struct IterationMeasurement: Equatable {
                 result[metric] = mallocCount.map { Double($0) }
             case .bytesAllocated:
                 result[metric] = bytesAllocated.map { Double($0) }
+            case .peakHeapDelta:
+                result[metric] = peakHeapDeltaBytes.map { Double($0) }
             case .peakMemoryResident:
                 result[metric] = peakResidentBytes.map { Double($0) }
             case .peakMemoryResidentDelta:

@@ -14,6 +14,8 @@ final class JemallocStatistics {
         var mallocCount: UInt64
         /// Cumulative bytes requested, rounded up to jemalloc size classes.
         var bytesAllocated: UInt64
+        /// Live heap bytes at the time of the reading (`stats.allocated`), process-wide.
+        var liveBytes: UInt64 = 0
     }
 
     /// Why the statistics cannot be used, when they cannot.
@@ -22,6 +24,8 @@ final class JemallocStatistics {
     /// With them on, allocations of other live threads are counted only when their caches flush;
     /// start the process with `MALLOC_CONF=tcache:false` for exact multi-threaded counts.
     private(set) var threadCacheEnabled: Bool?
+    /// Why the per-thread heap peak (`thread.peak.*`, jemalloc ≥ 5.3) cannot be used, when it cannot.
+    private(set) var threadPeakUnavailableReason: String?
 
     private let epochMIB = ManagementIdentifier()
     private let flushMIB = ManagementIdentifier()
@@ -29,6 +33,9 @@ final class JemallocStatistics {
     private let largeRequestsMIB = ManagementIdentifier()
     private let binRequestsMIB = ManagementIdentifier()
     private let lextentRequestsMIB = ManagementIdentifier()
+    private let liveBytesMIB = ManagementIdentifier()
+    private let peakResetMIB = ManagementIdentifier()
+    private let peakReadMIB = ManagementIdentifier()
     private var binSizes: [UInt64] = []
     private var lextentSizes: [UInt64] = []
     /// Scratch space for `mallctlbymib` reads, allocated once so that reading allocates nothing
@@ -43,6 +50,14 @@ final class JemallocStatistics {
             try checkActive()
         } catch {
             unavailableReason = error.reason
+            threadPeakUnavailableReason = error.reason
+            return
+        }
+        do {
+            try resolve(peakResetMIB, "thread.peak.reset")
+            try resolve(peakReadMIB, "thread.peak.read")
+        } catch {
+            threadPeakUnavailableReason = error.reason
         }
     }
 
@@ -53,6 +68,23 @@ final class JemallocStatistics {
 
     /// Whether readings can be taken.
     var isAvailable: Bool { unavailableReason == nil }
+
+    /// Whether the calling thread's heap peak can be reset and read.
+    var isThreadPeakAvailable: Bool { threadPeakUnavailableReason == nil }
+
+    /// Makes the calling thread's current live heap (bytes it allocated minus bytes it freed) the
+    /// zero of ``readThreadPeak()``.
+    func resetThreadPeak() {
+        guard isThreadPeakAvailable else { return }
+        _ = mallctlbymib(peakResetMIB.components, peakResetMIB.count, nil, nil, nil, 0)
+    }
+
+    /// The highest live heap of the calling thread since ``resetThreadPeak()``, in bytes above its
+    /// level at the reset (jemalloc updates it every 64 KiB of allocation and on this read).
+    func readThreadPeak() -> UInt64? {
+        guard isThreadPeakAvailable else { return nil }
+        return readUInt64(peakReadMIB)
+    }
 
     /// Flushes the calling thread's cache, refreshes jemalloc's statistics and reads the counters.
     func read() -> Counters? {
@@ -71,7 +103,8 @@ final class JemallocStatistics {
             guard let requests = readUInt64(lextentRequestsMIB) else { return nil }
             bytes &+= requests &* lextentSizes[index]
         }
-        return Counters(mallocCount: small &+ large, bytesAllocated: bytes)
+        guard let live = readUInt64(liveBytesMIB) else { return nil }
+        return Counters(mallocCount: small &+ large, bytesAllocated: bytes, liveBytes: live)
     }
 
     // MARK: - Setup
@@ -87,6 +120,7 @@ final class JemallocStatistics {
         try resolve(largeRequestsMIB, "stats.arenas.4096.large.nrequests")
         try resolve(binRequestsMIB, "stats.arenas.4096.bins.0.nrequests")
         try resolve(lextentRequestsMIB, "stats.arenas.4096.lextents.0.nrequests")
+        try resolve(liveBytesMIB, "stats.allocated")
         guard binRequestsMIB.count > 4, lextentRequestsMIB.count > 4 else {
             throw SetupError(reason: "unexpected jemalloc statistics layout")
         }

@@ -21,6 +21,8 @@ final class MeasurementSources {
             return nil
         case .mallocCountTotal, .bytesAllocated:
             return jemalloc.unavailableReason.map { "jemalloc statistics unavailable: \($0)" }
+        case .peakHeapDelta:
+            return jemalloc.threadPeakUnavailableReason.map { "jemalloc heap peak unavailable: \($0)" }
         case .peakMemoryResident:
             return residentMemoryAvailable ? nil : "/proc/self/status is not readable"
         case .peakMemoryResidentDelta:

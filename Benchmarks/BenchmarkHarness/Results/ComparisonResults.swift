@@ -10,14 +10,20 @@ public struct PairResults: Codable, Sendable, Equatable {
     public var ratios: [BenchmarkMetric: Double]
     /// Why the pair has no ratios, when one side failed or was not measured.
     public var note: String?
+    /// The rows both sides saw in every iteration (count and checksum); nil when the pair failed.
+    public var rows: RowDigest?
 
     /// Creates pair results.
-    public init(name: String, strataBenchmark: String, rawBenchmark: String, ratios: [BenchmarkMetric: Double], note: String? = nil) {
+    public init(
+        name: String, strataBenchmark: String, rawBenchmark: String, ratios: [BenchmarkMetric: Double],
+        note: String? = nil, rows: RowDigest? = nil
+    ) {
         self.name = name
         self.strataBenchmark = strataBenchmark
         self.rawBenchmark = rawBenchmark
         self.ratios = ratios
         self.note = note
+        self.rows = rows
     }
 }
 

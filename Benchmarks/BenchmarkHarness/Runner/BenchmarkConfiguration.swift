@@ -2,13 +2,17 @@
 public struct BenchmarkConfiguration: Sendable {
     /// Iterations run before measuring; their results are discarded.
     public var warmupIterations: Int
-    /// Upper bound on measured iterations in a full run.
+    /// Measured iterations that always run, whatever the time budget (pairs run at least
+    /// ``PairRunner/minimumSamples`` per side in any case).
+    public var minIterations: Int
+    /// Upper bound on measured iterations in a full run (raised to `minIterations` when lower).
     public var maxIterations: Int
-    /// Upper bound on the time spent in measured iterations; at least one iteration always runs.
+    /// Upper bound on the time spent in measured iterations once `minIterations` ran (for a pair,
+    /// per side: the interleaved loop of both sides gets twice this).
     public var maxDuration: Duration
     /// Units of work done per iteration; throughput = scalingFactor ÷ wall-clock seconds.
     public var scalingFactor: Int
-    /// Upper bound on measured iterations with `--quick`.
+    /// Upper bound on measured iterations with `--quick` (raised to `minIterations` when lower).
     public var quickMaxIterations: Int
     /// Upper bound on warm-up iterations with `--quick` (never more than `warmupIterations`).
     public var quickWarmupIterations: Int
@@ -23,19 +27,21 @@ public struct BenchmarkConfiguration: Sendable {
     public var absoluteThresholds: [BenchmarkMetric: Double]
 
     /// The default relative tolerances: 25 % for time and throughput, 10 % for allocation counts and bytes,
-    /// 20 % for resident memory.
+    /// 20 % for heap and resident memory.
     public static let defaultThresholds: [BenchmarkMetric: Double] = [
         .wallClock: 0.25,
         .cpuTotal: 0.25,
         .throughput: 0.25,
         .mallocCountTotal: 0.10,
         .bytesAllocated: 0.10,
+        .peakHeapDelta: 0.20,
         .peakMemoryResident: 0.20,
         .peakMemoryResidentDelta: 0.20,
     ]
 
-    /// The default absolute tolerances: 1 MiB for resident memory, nothing for the other metrics.
+    /// The default absolute tolerances: 1 MiB for heap and resident memory, nothing for the other metrics.
     public static let defaultAbsoluteThresholds: [BenchmarkMetric: Double] = [
+        .peakHeapDelta: 1_048_576,
         .peakMemoryResident: 1_048_576,
         .peakMemoryResidentDelta: 1_048_576,
     ]
@@ -43,6 +49,7 @@ public struct BenchmarkConfiguration: Sendable {
     /// Creates a configuration; every parameter has a sensible default.
     public init(
         warmupIterations: Int = 1,
+        minIterations: Int = 5,
         maxIterations: Int = 10,
         maxDuration: Duration = .seconds(10),
         scalingFactor: Int = 1,
@@ -54,6 +61,7 @@ public struct BenchmarkConfiguration: Sendable {
         absoluteThresholds: [BenchmarkMetric: Double] = BenchmarkConfiguration.defaultAbsoluteThresholds
     ) {
         self.warmupIterations = warmupIterations
+        self.minIterations = minIterations
         self.maxIterations = maxIterations
         self.maxDuration = maxDuration
         self.scalingFactor = scalingFactor
@@ -81,9 +89,14 @@ public struct BenchmarkConfiguration: Sendable {
         return quick ? min(full, max(0, quickWarmupIterations)) : full
     }
 
-    /// Measured iterations allowed in the given mode (at least one).
+    /// Measured iterations that run whatever the budget (at least one).
+    var effectiveMinIterations: Int {
+        max(1, minIterations)
+    }
+
+    /// Measured iterations allowed in the given mode (never fewer than the minimum).
     func effectiveMaxIterations(quick: Bool) -> Int {
-        max(1, quick ? quickMaxIterations : maxIterations)
+        max(effectiveMinIterations, quick ? quickMaxIterations : maxIterations)
     }
 
     /// The measured-time budget in nanoseconds for the given mode, clamped to be non-negative.

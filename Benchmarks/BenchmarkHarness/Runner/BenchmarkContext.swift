@@ -41,6 +41,28 @@ public final class BenchmarkContext {
         recorder?.stopSegment()
     }
 
+    /// Runs `work` outside the measurement (a check such as computing a ``RowDigest`` from what the
+    /// measured work produced), then resumes measuring if a measurement was running.
+    public func unmeasured<T>(_ work: () throws -> T) rethrows -> T {
+        guard let recorder, recorder.isMeasuring else { return try work() }
+        recorder.stopSegment()
+        defer { recorder.startExplicitSegment() }
+        return try work()
+    }
+
+    /// The value set-up stored under `key` in ``userInfo``. Throws ``MissingSetUpError`` when it is
+    /// absent or of another type, so a broken set-up fails the benchmark instead of being timed as
+    /// an empty body.
+    public func require<T>(_ key: String, as type: T.Type = T.self) throws(MissingSetUpError) -> T {
+        guard let stored = userInfo[key] else {
+            throw MissingSetUpError(benchmark: benchmarkName, key: key, expectedType: String(describing: type), wrongType: false)
+        }
+        guard let value = stored as? T else {
+            throw MissingSetUpError(benchmark: benchmarkName, key: key, expectedType: String(describing: type), wrongType: true)
+        }
+        return value
+    }
+
     /// Keeps `value` alive and opaque to the optimizer so the work producing it is not removed.
     @inline(never)
     @_optimize(none)

@@ -1,5 +1,9 @@
-/// The closure type of benchmark bodies, set-ups and tear-downs.
+/// The closure type of standalone benchmark bodies, and of set-ups and tear-downs.
 public typealias BenchmarkClosure = (BenchmarkContext) throws -> Void
+
+/// The closure type of a pair side's body: it does the work and returns what it saw, which the
+/// harness compares with the other side's digest of the same iteration.
+public typealias PairBody = (BenchmarkContext) throws -> RowDigest
 
 /// One registered benchmark (standalone or a pair side).
 struct BenchmarkDefinition {
@@ -7,7 +11,8 @@ struct BenchmarkDefinition {
     var configuration: BenchmarkConfiguration
     var setUp: BenchmarkClosure?
     var tearDown: BenchmarkClosure?
-    var body: BenchmarkClosure
+    /// The body; returns the rows it saw (pair sides) or nil (standalone benchmarks).
+    var body: (BenchmarkContext) throws -> RowDigest?
     var pairName: String?
     var pairSide: PairSide?
 }
@@ -32,10 +37,10 @@ struct RelationDefinition {
 enum SuiteEntry {
     /// A standalone benchmark and its targets.
     case benchmark(BenchmarkDefinition, targets: [BenchmarkTarget])
-    /// A pair, run strata then raw.
+    /// A pair, its two sides interleaved iteration by iteration.
     case pair(PairDefinition)
 
-    /// The benchmarks of the entry in run order.
+    /// The benchmarks of the entry (strata side first for a pair).
     var definitions: [BenchmarkDefinition] {
         switch self {
         case .benchmark(let definition, _): [definition]

@@ -36,12 +36,20 @@ public final class BenchmarkSuite {
         body: @escaping BenchmarkClosure
     ) {
         guard claimBenchmarkName(name) else { return }
-        let definition = BenchmarkDefinition(name: name, configuration: configuration, setUp: setUp, tearDown: tearDown, body: body)
+        let definition = BenchmarkDefinition(
+            name: name, configuration: configuration, setUp: setUp, tearDown: tearDown,
+            body: { context in
+                try body(context)
+                return nil
+            })
         entries.append(.benchmark(definition, targets: targets))
     }
 
-    /// Registers a pair: `"<name> [strata]"` and `"<name> [raw]"` run back to back with the same
-    /// configuration, and the report prints strata p50 ÷ raw p50 for every metric.
+    /// Registers a pair: `"<name> [strata]"` and `"<name> [raw]"` with the same configuration, run
+    /// interleaved (a warm-up of each, then strata, raw, strata, raw… for at least
+    /// ``PairRunner/minimumSamples`` measured iterations each), and the report prints strata p50 ÷
+    /// raw p50 for every metric. Each body returns the ``RowDigest`` of the rows it saw; the pair
+    /// fails when the two sides' digests of an iteration differ or are both empty.
     /// `setUp` / `tearDown` run once per side (``BenchmarkContext/pairSide`` tells which).
     public func pair(
         _ name: String,
@@ -49,8 +57,8 @@ public final class BenchmarkSuite {
         targets: [BenchmarkTarget] = [],
         setUp: BenchmarkClosure? = nil,
         tearDown: BenchmarkClosure? = nil,
-        strata: @escaping BenchmarkClosure,
-        raw: @escaping BenchmarkClosure
+        strata: @escaping PairBody,
+        raw: @escaping PairBody
     ) {
         guard !pairNames.contains(name) else {
             registrationErrors.append(BenchmarkFailure(benchmark: name, message: "a pair named \"\(name)\" is already registered"))
@@ -65,7 +73,7 @@ public final class BenchmarkSuite {
         pairNames.insert(name)
         benchmarkNames.insert(strataName)
         benchmarkNames.insert(rawName)
-        func side(_ side: PairSide, _ body: @escaping BenchmarkClosure) -> BenchmarkDefinition {
+        func side(_ side: PairSide, _ body: @escaping PairBody) -> BenchmarkDefinition {
             BenchmarkDefinition(
                 name: Self.pairMemberName(name, side: side), configuration: configuration,
                 setUp: setUp, tearDown: tearDown, body: body, pairName: name, pairSide: side

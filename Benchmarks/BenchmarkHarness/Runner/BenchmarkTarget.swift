@@ -1,7 +1,8 @@
 /// A goal a benchmark, pair or relation must meet; printed as `met` or `MISSED`.
 ///
 /// Ratio targets compare p50 values: strata ÷ raw for a pair, numerator ÷ denominator for a relation.
-/// Absolute targets check the p50 of the benchmark (the Strata side of a pair, the numerator of a relation).
+/// Absolute targets check the p50 of the benchmark (the Strata side of a pair, the numerator of a relation),
+/// or its worst iteration (``worstIterationAtMost(_:metric:unit:)``).
 public struct BenchmarkTarget: Sendable {
     /// The check a custom target runs on one benchmark's results.
     public typealias Check = @Sendable (BenchmarkResults) -> (met: Bool, detail: String)
@@ -10,7 +11,7 @@ public struct BenchmarkTarget: Sendable {
 
     enum Kind: Sendable {
         case ratio(bound: Double, metric: BenchmarkMetric, atMost: Bool)
-        case absolute(bound: Double, metric: BenchmarkMetric, unit: String, atMost: Bool)
+        case absolute(bound: Double, metric: BenchmarkMetric, unit: String, atMost: Bool, percentile: BenchmarkPercentile)
         case custom(description: String, check: Check)
         case customComparison(description: String, check: ComparisonCheck)
     }
@@ -30,12 +31,18 @@ public struct BenchmarkTarget: Sendable {
     /// The p50 of `metric` must be at most `value` expressed in `unit` (e.g. `50, .wallClock, "ms"`;
     /// see ``MetricUnitKind/multiplier(forUnit:)`` for accepted units).
     public static func absoluteAtMost(_ value: Double, metric: BenchmarkMetric, unit: String) -> BenchmarkTarget {
-        BenchmarkTarget(kind: .absolute(bound: value, metric: metric, unit: unit, atMost: true))
+        BenchmarkTarget(kind: .absolute(bound: value, metric: metric, unit: unit, atMost: true, percentile: .p50))
+    }
+
+    /// The worst measured iteration (p100) of `metric` must be at most `value` in `unit`, e.g. a
+    /// memory bound that every iteration must keep, not just the median one.
+    public static func worstIterationAtMost(_ value: Double, metric: BenchmarkMetric, unit: String) -> BenchmarkTarget {
+        BenchmarkTarget(kind: .absolute(bound: value, metric: metric, unit: unit, atMost: true, percentile: .p100))
     }
 
     /// The p50 of `metric` must be at least `value` expressed in `unit` (e.g. `10, .throughput, "K/s"`).
     public static func absoluteAtLeast(_ value: Double, metric: BenchmarkMetric, unit: String) -> BenchmarkTarget {
-        BenchmarkTarget(kind: .absolute(bound: value, metric: metric, unit: unit, atMost: false))
+        BenchmarkTarget(kind: .absolute(bound: value, metric: metric, unit: unit, atMost: false, percentile: .p50))
     }
 
     /// A target checked by `check` on the benchmark's results (the Strata side of a pair,
@@ -55,10 +62,11 @@ public struct BenchmarkTarget: Sendable {
         switch kind {
         case .ratio(let bound, let metric, let atMost):
             return "\(metric.displayName.lowercased()) ratio \(atMost ? "≤" : "≥") \(ValueFormatter.ratio(bound))"
-        case .absolute(let bound, let metric, let unit, let atMost):
+        case .absolute(let bound, let metric, let unit, let atMost, let percentile):
             let number = bound == bound.rounded() && abs(bound) < 1e15 ? String(Int64(bound)) : String(bound)
             let value = unit.isEmpty ? number : "\(number) \(unit)"
-            return "\(metric.displayName.lowercased()) p50 \(atMost ? "≤" : "≥") \(value)"
+            let which = percentile == .p100 ? "worst iteration" : percentile.rawValue
+            return "\(metric.displayName.lowercased()) \(which) \(atMost ? "≤" : "≥") \(value)"
         case .custom(let description, _), .customComparison(let description, _):
             return description
         }

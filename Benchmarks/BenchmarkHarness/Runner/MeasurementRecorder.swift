@@ -1,7 +1,7 @@
 /// Takes the readings around the measured segments of one iteration.
 ///
-/// Start order: reset peak RSS, read RSS, read jemalloc, read CPU, read wall clock.
-/// Stop order: wall clock, CPU, jemalloc, peak RSS. So the harness's own work (and its allocations)
+/// Start order: reset peak RSS, read RSS, read jemalloc, reset the thread's heap peak, read CPU,
+/// read wall clock. Stop order: wall clock, CPU, heap peak, jemalloc, peak RSS. So the harness's own work (and its allocations)
 /// stays outside the measured region as far as possible.
 final class MeasurementRecorder {
     private struct SegmentStart {
@@ -20,6 +20,7 @@ final class MeasurementRecorder {
     private let sources: MeasurementSources
     private let wantsJemalloc: Bool
     private let wantsResidentMemory: Bool
+    private let wantsHeapPeak: Bool
     private var state: State = .idle
     private var measurement = IterationMeasurement()
     private var jemallocValid = true
@@ -28,7 +29,14 @@ final class MeasurementRecorder {
     init(sources: MeasurementSources, metrics: [BenchmarkMetric]) {
         self.sources = sources
         wantsJemalloc = sources.jemalloc.isAvailable && metrics.contains(where: \.needsJemalloc)
+        wantsHeapPeak = sources.jemalloc.isThreadPeakAvailable && metrics.contains(.peakHeapDelta)
         wantsResidentMemory = sources.residentMemoryAvailable && metrics.contains(where: \.needsResidentMemory)
+    }
+
+    /// Whether a segment is running.
+    var isMeasuring: Bool {
+        if case .idle = state { return false }
+        return true
     }
 
     /// Resets the accumulated measurement and starts the implicit whole-body segment.
@@ -70,6 +78,7 @@ final class MeasurementRecorder {
         if !jemallocValid {
             result.mallocCount = nil
             result.bytesAllocated = nil
+            result.peakHeapDeltaBytes = nil
         }
         return result
     }
@@ -88,6 +97,9 @@ final class MeasurementRecorder {
             residentBefore = ResidentMemory.readStatus()?.residentBytes
         }
         let counters = wantsJemalloc ? sources.jemalloc.read() : nil
+        if wantsHeapPeak {
+            sources.jemalloc.resetThreadPeak()
+        }
         let cpu = CPUTime.processNanoseconds()
         let wall = WallClock.nowNanoseconds()
         return SegmentStart(wall: wall, cpu: cpu, counters: counters, residentBefore: residentBefore)
@@ -96,6 +108,7 @@ final class MeasurementRecorder {
     private func accumulate(from start: SegmentStart) {
         let wall = WallClock.nowNanoseconds()
         let cpu = CPUTime.processNanoseconds()
+        let threadPeak = wantsHeapPeak ? sources.jemalloc.readThreadPeak() : nil
         let counters = wantsJemalloc ? sources.jemalloc.read() : nil
         let status = wantsResidentMemory ? ResidentMemory.readStatus() : nil
 
@@ -112,6 +125,12 @@ final class MeasurementRecorder {
             } else {
                 jemallocValid = false
             }
+        }
+
+        if wantsHeapPeak, let threadPeak, let before = start.counters, let after = counters {
+            // The thread's peak misses other threads' allocations; their net growth is a floor.
+            let netGrowth = after.liveBytes > before.liveBytes ? after.liveBytes - before.liveBytes : 0
+            measurement.peakHeapDeltaBytes = max(measurement.peakHeapDeltaBytes ?? 0, max(threadPeak, netGrowth))
         }
 
         if let status {

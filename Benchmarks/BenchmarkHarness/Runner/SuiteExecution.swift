@@ -23,26 +23,28 @@ struct SuiteExecution {
 
         let total = entries.reduce(0) { $0 + $1.definitions.count }
         var position = 0
-        func execute(_ definition: BenchmarkDefinition) -> BenchmarkResults? {
+        func logStart(_ definition: BenchmarkDefinition) {
             position += 1
             log("[\(position)/\(total)] \(definition.name) ...")
-            let (results, failures) = runner.run(definition)
+        }
+        func record(_ results: BenchmarkResults?, failures: [BenchmarkFailure], position: Int) {
             for failure in failures {
                 log("error: \(failure.benchmark): \(failure.message)")
             }
             report.failures += failures
-            if let results {
-                report.benchmarks.append(results)
-                let wall = results.p50(.wallClock).map { ", p50 wall clock \(ValueFormatter.format($0, metric: .wallClock))" } ?? ""
-                log("[\(position)/\(total)] \(definition.name): \(results.iterations) iterations\(wall)")
-            }
-            return results
+            guard let results else { return }
+            report.benchmarks.append(results)
+            let wall = results.p50(.wallClock).map { ", p50 wall clock \(ValueFormatter.format($0, metric: .wallClock))" } ?? ""
+            log("[\(position)/\(total)] \(results.name): \(results.iterations) iterations\(wall)")
         }
 
+        let pairRunner = PairRunner(sources: sources, quick: quick)
         for entry in entries {
             switch entry {
             case .benchmark(let definition, let targets):
-                let results = execute(definition)
+                logStart(definition)
+                let (results, failures) = runner.run(definition)
+                record(results, failures: failures, position: position)
                 for target in targets {
                     if let results {
                         report.targets.append(TargetEvaluator.evaluate(target, subjectName: definition.name, subject: .single(results)))
@@ -51,15 +53,18 @@ struct SuiteExecution {
                     }
                 }
             case .pair(let pair):
-                let strata = execute(pair.strata)
-                let raw = execute(pair.raw)
-                report.pairs.append(pairResults(pair, strata: strata, raw: raw))
+                position += 2
+                log("[\(position - 1)-\(position)/\(total)] \(pair.name): strata and raw interleaved ...")
+                let outcome = pairRunner.run(pair)
+                record(outcome.strata, failures: outcome.failures, position: position - 1)
+                record(outcome.raw, failures: [], position: position)
+                report.pairs.append(pairResults(pair, outcome: outcome))
                 for target in pair.targets {
-                    if let strata, let raw {
+                    if let strata = outcome.strata, let raw = outcome.raw {
                         let subject = TargetSubject.comparison(numerator: strata, numeratorLabel: "strata", denominator: raw, denominatorLabel: "raw")
                         report.targets.append(TargetEvaluator.evaluate(target, subjectName: pair.name, subject: subject))
                     } else {
-                        report.targets.append(TargetEvaluator.skipped(target, subjectName: pair.name, reason: "a side of the pair failed"))
+                        report.targets.append(TargetEvaluator.skipped(target, subjectName: pair.name, reason: "the pair failed: \(outcome.failureNote ?? "no results")"))
                     }
                 }
             }
@@ -73,14 +78,15 @@ struct SuiteExecution {
         return report
     }
 
-    private func pairResults(_ pair: PairDefinition, strata: BenchmarkResults?, raw: BenchmarkResults?) -> PairResults {
-        guard let strata, let raw else {
-            let failed = [strata == nil ? "strata" : nil, raw == nil ? "raw" : nil].compactMap { $0 }.joined(separator: " and ")
-            return PairResults(name: pair.name, strataBenchmark: pair.strata.name, rawBenchmark: pair.raw.name, ratios: [:], note: "no ratios: the \(failed) side failed")
+    private func pairResults(_ pair: PairDefinition, outcome: PairRunner.Outcome) -> PairResults {
+        guard let strata = outcome.strata, let raw = outcome.raw else {
+            return PairResults(
+                name: pair.name, strataBenchmark: pair.strata.name, rawBenchmark: pair.raw.name, ratios: [:],
+                note: "no ratios: \(outcome.failureNote ?? "the pair failed")")
         }
         return PairResults(
             name: pair.name, strataBenchmark: strata.name, rawBenchmark: raw.name,
-            ratios: BenchmarkRatio.ratios(numerator: strata, denominator: raw)
+            ratios: BenchmarkRatio.ratios(numerator: strata, denominator: raw), rows: outcome.rows
         )
     }
 

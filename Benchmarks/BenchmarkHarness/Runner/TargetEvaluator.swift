@@ -48,17 +48,18 @@ enum TargetEvaluator {
             let met = atMost ? ratio <= bound : ratio >= bound
             return (met, "\(numbers) = \(ValueFormatter.ratio(ratio)) (limit \(atMost ? "≤" : "≥") \(ValueFormatter.ratio(bound)))")
 
-        case .absolute(let bound, let metric, let unit, let atMost):
+        case .absolute(let bound, let metric, let unit, let atMost, let percentile):
             guard let multiplier = metric.unitKind.multiplier(forUnit: unit) else {
                 return (false, "unknown unit \"\(unit)\" for \(metric.displayName.lowercased())")
             }
             let results = subject.primary
-            guard let value = results.p50(metric) else {
+            guard let value = results.value(metric, percentile) else {
                 return (false, "\(metric.displayName.lowercased()) was not measured for \(results.name)")
             }
             let limit = bound * multiplier
             let met = atMost ? value <= limit : value >= limit
-            return (met, "\(results.name): p50 \(ValueFormatter.format(value, metric: metric)) (limit \(atMost ? "≤" : "≥") \(ValueFormatter.format(limit, metric: metric)))")
+            let which = percentile == .p100 ? "worst of \(results.iterations) iterations" : percentile.rawValue
+            return (met, "\(results.name): \(which) \(ValueFormatter.format(value, metric: metric)) (limit \(atMost ? "≤" : "≥") \(ValueFormatter.format(limit, metric: metric)))")
 
         case .custom(_, let check):
             return check(subject.primary)
