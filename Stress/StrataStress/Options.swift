@@ -13,6 +13,8 @@ struct Options {
     var accounts = 64
     /// The contexts the workers use (nil: all).
     var contexts: [Int]?
+    /// Break one transfer in ten on purpose: the money checks must fail (exit status 1).
+    var negativeControl = false
 
     static let usage = """
         usage: StrataStress [--seconds N | --quick] [--seed S] [--threads T] [--accounts A] [--contexts I,J,…]
@@ -22,6 +24,9 @@ struct Options {
           --threads T   worker threads (default 8)
           --accounts A  accounts the bank opens with (default 64)
           --contexts L  only these contexts do work (indexes 0…15, see BankTopology), to narrow a failure down
+          --negative-control
+                        break one transfer in ten (credit without debit): the money checks must FAIL and
+                        the run must exit 1 (`make stress-negative-control` expects exactly that)
         Exit status: 0 when every invariant held, 1 when one failed, 2 for a bad command line.
         """
 
@@ -53,6 +58,8 @@ struct Options {
                 let list = try value(for: argument).split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
                 guard !list.isEmpty, list.allSatisfy({ $0.map { (0..<16).contains($0) } ?? false }) else { throw OptionError("--contexts needs indexes 0…15, comma-separated") }
                 options.contexts = list.compactMap { $0 }
+            case "--negative-control":
+                options.negativeControl = true
             case "--help", "-h":
                 throw OptionError(nil)
             default:

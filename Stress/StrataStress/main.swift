@@ -34,6 +34,7 @@ var configuration = StressRun.Configuration(seed: options.seed, seconds: options
 configuration.threads = options.threads
 configuration.initialAccounts = options.accounts
 configuration.contexts = options.contexts
+configuration.negativeControl = options.negativeControl
 let stress = StressRun(configuration: configuration)
 let runner = Thread {
     let report = stress.run(log: say)
