@@ -62,7 +62,7 @@ stress-large-quick: deps
 # ledger and the SQL oracle failing; anything else (a pass, a crash) fails this target.
 stress-negative-control: deps
 	$(SWIFT) build -c release -j $(JOBS) --product StrataStress
-	@for mode in "" "--large --rows 20000"; do \
+	@for mode in "" "--large --rows 20000 --staleness 0"; do \
 		echo "negative control: StrataStress $$mode --negative-control --seconds 5 --seed 1"; \
 		./.build/release/StrataStress $$mode --negative-control --seconds 5 --seed 1 > .build/negative-control.log 2>&1; status=$$?; \
 		grep -E "NEGATIVE CONTROL|\[FAIL\]|^result" .build/negative-control.log | cut -c1-160; \
