@@ -41,6 +41,7 @@ extension LargeWorkload {
     /// Checks one row read at a position that calls for `expectedKey`.
     func check(_ record: Record, expectedKey: Int64, reader: ReaderState, tally: inout WorkerTally, where place: String) {
         let key = record.key
+        tally.count("rows checked")
         if key != expectedKey { tally.violate(.order, "\(place): key \(key) where \(expectedKey) belongs") }
         if record.name != LargeModel.name(of: key) || record.score != LargeModel.score(of: key) {
             tally.violate(.content, "\(place): row \(key) reads name \(record.name), score \(record.score)")

@@ -151,7 +151,7 @@ public final class LargeRun: Sendable {
         case .stale: return "\(total.counts["rows checked against a merged version", default: 0]) rows read after a merge of their key"
         case .batches: return "\(total.counts["walks", default: 0]) walks finished"
         default:
-            return "\(total.stats.filter { !$0.key.hasPrefix("writer") && !$0.key.hasPrefix("push") && !$0.key.hasPrefix("teller") && $0.key != "merge" }.values.reduce(0) { $0 + $1.rows }) rows read"
+            return "\(total.counts["rows checked", default: 0]) rows checked"
         }
     }
 
