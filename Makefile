@@ -4,7 +4,7 @@ SWIFT ?= swift
 JOBS ?= 2
 PACKAGES := libsqlite3-dev libjemalloc-dev
 
-.PHONY: deps run test stress stress-tsan bench bench-quick reliability reliability-quick fuzz fuzz-quick fuzz-build lint layers docs clean
+.PHONY: deps run test stress stress-tsan stress-large stress-large-quick stress-negative-control bench bench-quick reliability reliability-quick fuzz fuzz-quick fuzz-build lint layers docs clean
 
 # Installs the system libraries when pkg-config cannot find them (needs root, as in CI).
 deps:
@@ -42,6 +42,35 @@ TSAN_STRESS_ARGS ?= --quick
 stress-tsan: deps
 	$(SWIFT) build -j $(JOBS) --sanitize=thread -Xswiftc -DSTRATA_TSAN --scratch-path .build/tsan --product StrataStress
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1" ./.build/tsan/debug/StrataStress $(TSAN_STRESS_ARGS) $(STRESS_ARGS)
+
+# The large-data mode (docs/stress.md): a store of 1,000,000 records built with raw SQLite, then
+# pagers, faulters and a batched walker checking every row while root writers, a child pushing
+# through its parent and a teller save, for 120 s. Prints throughput, p50/p99 latency and peak
+# memory per operation; exit status 1 when an invariant (or a liveness minimum) fails. Examples:
+#   make stress-large STRESS_ARGS="--quick"                   (45 s, as CI runs it)
+#   make stress-large STRESS_ARGS="--seed 42 --rows 200000"   (replay a seed on fewer rows)
+stress-large: deps
+	$(SWIFT) build -c release -j $(JOBS) --product StrataStress
+	./.build/release/StrataStress --large $(STRESS_ARGS)
+
+stress-large-quick: deps
+	$(SWIFT) build -c release -j $(JOBS) --product StrataStress
+	./.build/release/StrataStress --large --quick $(STRESS_ARGS)
+
+# The negative control of the money checks: both modes run with one transfer in ten crediting
+# without debiting. Each run must exit 1 (an invariant failed) and its report must show the
+# ledger and the SQL oracle failing; anything else (a pass, a crash) fails this target.
+stress-negative-control: deps
+	$(SWIFT) build -c release -j $(JOBS) --product StrataStress
+	@for mode in "" "--large --rows 20000 --staleness 0"; do \
+		echo "negative control: StrataStress $$mode --negative-control --seconds 5 --seed 1"; \
+		./.build/release/StrataStress $$mode --negative-control --seconds 5 --seed 1 > .build/negative-control.log 2>&1; status=$$?; \
+		grep -E "NEGATIVE CONTROL|\[FAIL\]|^result" .build/negative-control.log | cut -c1-160; \
+		if [ $$status -ne 1 ] || ! grep -q "\[FAIL\] .*ledger" .build/negative-control.log || ! grep -q "\[FAIL\] SQL oracle" .build/negative-control.log; then \
+			echo "negative control NOT detected (exit status $$status): the money checks cannot see a broken transfer"; exit 1; \
+		fi; \
+		echo "negative control detected (exit status 1, as expected)"; \
+	done
 
 # Benchmarks against raw SQLite in the same run.
 bench: deps

@@ -157,12 +157,12 @@ public struct CrashLoop {
         return PartReport(
             name: "SIGKILL crash loop",
             figures: [
-                Figure("kills", figures.kills),
+                Figure("kills", figures.kills, atLeast: 1),
                 Figure("  of which in WAL mode", figures.killsByJournal[.wal] ?? 0),
                 Figure("  of which in rollback-journal mode", figures.killsByJournal[.delete] ?? 0),
                 Figure("  of which at an exact I/O operation", figures.exactKills),
-                Figure("stores", figures.stores),
-                Figure("acknowledged saves", figures.acknowledgedSaves),
+                Figure("stores", figures.stores, atLeast: 1),
+                Figure("acknowledged saves", figures.acknowledgedSaves, atLeast: 1),
                 Figure("hot journals found after a kill", figures.hotJournals),
                 Figure("corrupt stores", figures.corrupt, mustBeZero: true),
                 Figure("acknowledged saves lost", figures.lostAcknowledged, mustBeZero: true),

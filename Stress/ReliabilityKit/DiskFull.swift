@@ -105,8 +105,8 @@ public struct DiskFull {
         return PartReport(
             name: name,
             figures: [
-                Figure("saves before the disk was full", savesBeforeFull),
-                Figure("saves failed with StrataError + SQLITE_FULL", fullErrors),
+                Figure("saves before the disk was full", savesBeforeFull, atLeast: 1),
+                Figure("saves failed with StrataError + SQLITE_FULL", fullErrors, atLeast: 1),
                 Figure("full disk reported otherwise", wrongErrors, mustBeZero: true),
                 Figure("disk never filled", neverFull, mustBeZero: true),
                 Figure("inconsistent stores or contexts", inconsistent, mustBeZero: true),

@@ -159,15 +159,15 @@ public struct FaultSweep {
             }
         }
         var list = [
-            Figure("fault points swept (runs where the fault fired)", figures.faultPoints)
+            Figure("fault points swept (runs where the fault fired)", figures.faultPoints, atLeast: 1)
         ]
         for fault in configuration.faults {
             list.append(Figure("  \(fault.name)", figures.pointsByFault[fault.name] ?? 0))
         }
         list += [
-            Figure("runs", figures.runs),
+            Figure("runs", figures.runs, atLeast: 1),
             Figure("sequences swept to the end", figures.sequences),
-            Figure("saves failed by a fault", figures.failedSaves),
+            Figure("saves failed by a fault", figures.failedSaves, atLeast: 1),
             Figure("inconsistent stores", figures.inconsistentStores, mustBeZero: true),
             Figure("failed saves found committed", figures.failedButCommitted, mustBeZero: true),
             Figure("failed saves committed after a crash", figures.failedButCommittedAfterCrash, mustBeZero: true),

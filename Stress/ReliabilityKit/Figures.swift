@@ -1,6 +1,7 @@
 import Foundation
 
-/// A line of the harness's report: a name, a number, and whether the number must be zero.
+/// A line of the harness's report: a name, a number, and whether the number must be zero or
+/// reach a minimum (a liveness figure: a part that did no work proves nothing, so it fails).
 public struct Figure: Sendable, CustomStringConvertible {
     /// What is counted.
     public var name: String
@@ -8,20 +9,26 @@ public struct Figure: Sendable, CustomStringConvertible {
     public var value: Int
     /// The count must be zero for the run to pass.
     public var mustBeZero: Bool
+    /// The least the count must reach for the run to pass (nil: no minimum).
+    public var minimum: Int?
 
     /// Creates a figure.
-    public init(_ name: String, _ value: Int, mustBeZero: Bool = false) {
+    public init(_ name: String, _ value: Int, mustBeZero: Bool = false, atLeast minimum: Int? = nil) {
         self.name = name
         self.value = value
         self.mustBeZero = mustBeZero
+        self.minimum = minimum
     }
 
     /// Whether this figure passes.
-    public var passes: Bool { !mustBeZero || value == 0 }
+    public var passes: Bool { (!mustBeZero || value == 0) && value >= (minimum ?? Int.min) }
 
     public var description: String {
         let padded = name.padding(toLength: 52, withPad: " ", startingAt: 0)
-        return "  \(padded) \(String(value).leftPadded(to: 9))" + (mustBeZero ? (value == 0 ? "   (must be 0: ok)" : "   (must be 0: FAIL)") : "")
+        var line = "  \(padded) \(String(value).leftPadded(to: 9))"
+        if mustBeZero { line += value == 0 ? "   (must be 0: ok)" : "   (must be 0: FAIL)" }
+        if let minimum { line += value >= minimum ? "   (at least \(minimum): ok)" : "   (at least \(minimum): FAIL, too little work)" }
+        return line
     }
 }
 

@@ -47,6 +47,8 @@ public struct MultiProcess {
         var otherErrors = 0
         var workerFailures = 0
         var forcedTimeoutsMissing = 0
+        /// Workers of the first phase (no short timeout) that acknowledged nothing.
+        var idleWorkers = 0
     }
 
     /// Runs every phase and returns the report.
@@ -119,6 +121,10 @@ public struct MultiProcess {
                     }
                     for (counter, count) in tally.increments.enumerated() where counter < acknowledged.count { acknowledged[counter] += count }
                     totals.increments += tally.increments.reduce(0, +)
+                    if phaseIndex == 0 && tally.increments.reduce(0, +) == 0 {
+                        totals.idleWorkers += 1
+                        details.add("\(label): worker \(number) acknowledged no increment in \(phase.seconds) s")
+                    }
                     totals.conflicts += tally.conflicts
                     totals.timeouts += tally.timeouts
                     phaseTimeouts += tally.timeouts
@@ -164,7 +170,7 @@ public struct MultiProcess {
         return PartReport(
             name: "several processes (\(configuration.processes) read-modify-write workers)",
             figures: [
-                Figure("increments acknowledged", totals.increments),
+                Figure("increments acknowledged", totals.increments, atLeast: 1),
                 Figure("optimistic-locking conflicts retried", totals.conflicts),
                 Figure("timeouts (134090, after the timeout)", totals.timeouts),
                 Figure("lost updates", totals.lostUpdates, mustBeZero: true),
@@ -174,6 +180,7 @@ public struct MultiProcess {
                 Figure("other errors", totals.otherErrors, mustBeZero: true),
                 Figure("held lock not reported as a timeout", totals.forcedTimeoutsMissing, mustBeZero: true),
                 Figure("worker failures (harness)", totals.workerFailures, mustBeZero: true),
+                Figure("idle workers (no increment with the 5 s timeout)", totals.idleWorkers, mustBeZero: true),
             ],
             details: details.items, seconds: Date().timeIntervalSince(started))
     }

@@ -138,10 +138,10 @@ public struct NegativeControls {
         var report = PartReport(
             name: "negative controls (damage the checker must see)",
             figures: [
-                Figure("hot journals deleted (rollback, killed mid-commit)", journalRuns),
+                Figure("hot journals deleted (rollback, killed mid-commit)", journalRuns, atLeast: 1),
                 Figure("  detected", journalDetected),
                 Figure("  undetected", journalRuns - journalDetected, mustBeZero: true),
-                Figure("WAL stores copied without -wal", walRuns),
+                Figure("WAL stores copied without -wal", walRuns, atLeast: 1),
                 Figure("  detected", walDetected),
                 Figure("  undetected", walRuns - walDetected, mustBeZero: true),
                 Figure("intact stores reported damaged", intactFalseAlarms, mustBeZero: true),

@@ -96,7 +96,7 @@ public struct ReadOnlyMedia {
             name: name,
             figures: [
                 Figure("ways of opening tried", 4),
-                Figure("opened for reading", opened),
+                Figure("opened for reading", opened, atLeast: 1),
                 Figure("unclear errors", unclear, mustBeZero: true),
                 Figure("wrong reads", wrongReads, mustBeZero: true),
                 Figure("writes not refused", writesAccepted, mustBeZero: true),

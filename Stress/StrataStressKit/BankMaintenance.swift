@@ -38,26 +38,54 @@ extension BankWorkload {
     /// A child reads inside a chain of re-entrant waits: its block waits for its parent, whose
     /// block calls back into the child (inline, on the same thread — or, for a main-queue
     /// parent run on the main thread, on the main thread with the child's queue lent to it).
+    ///
+    /// Checked, each time (a violation is counted in ``chainViolations`` and fails the run):
+    /// the innermost child block runs on the very thread that runs the parent's block (the
+    /// child's queue is re-entered or lent, never handed to another thread); the parent's block
+    /// runs on the worker's thread, or on the main thread for a main-queue parent; and the
+    /// innermost fetch sees exactly the hot accounts (never closed), in number order.
     func chainRead(at index: Int, random: inout SeededGenerator) {
         guard let parentIndex = tree.parent(of: index) else { return read(at: index, random: &random) }
         let context = tree[index]
         let parent = tree[parentIndex]
         let hot = (0..<hotAccounts).map(Int64.init)
         let viaMainQueue = parent.concurrencyType == .mainQueue
-        context.performAndWait {
-            parent.performAndWait {
+        let name = context.name ?? "?"
+        let problems: [String] = context.performAndWait {
+            let outerThread = pthread_self()
+            return parent.performAndWait {
+                let parentThread = pthread_self()
+                let onMainThread = Thread.isMainThread
                 if viaMainQueue {
                     mainQueueChains.add()
-                    if Thread.isMainThread { mainQueueChainsOnMainThread.add() }
+                    if onMainThread { mainQueueChainsOnMainThread.add() }
                 }
-                context.performAndWait {
+                let inner: (thread: pthread_t, problems: [String]) = context.performAndWait {
+                    var problems: [String] = []
                     do {
-                        for account in try context.fetch(BankModel.accounts(numbers: hot)) { inspect(account, in: context) }
+                        let accounts = try context.fetch(BankModel.accounts(numbers: hot))
+                        for account in accounts { inspect(account, in: context) }
+                        let numbers = accounts.map(\.number)
+                        if numbers != hot { problems.append("the innermost fetch saw accounts \(numbers), expected \(hot)") }
                     } catch {
-                        counters.fail("chain read in \(context.name ?? "?"): \(error)")
+                        counters.fail("chain read in \(name): \(error)")
                     }
+                    return (pthread_self(), problems)
                 }
+                var problems = inner.problems
+                if pthread_equal(inner.thread, parentThread) == 0 {
+                    problems.append("the child's re-entered block ran on another thread than its parent's block")
+                }
+                if pthread_equal(parentThread, outerThread) == 0 && !(viaMainQueue && onMainThread) {
+                    problems.append("the parent's block ran on another thread than the waiting child's (and not on the main thread for a main-queue parent)")
+                }
+                return problems
             }
+        }
+        chainsCompleted.add()
+        if !problems.isEmpty {
+            chainViolations.add()
+            counters.fail("re-entrant chain through \(name): " + problems.joined(separator: "; "))
         }
     }
 

@@ -33,6 +33,11 @@ public enum BankModel {
     /// The model: `Account(number, balance, operations, label)` with `number` unique, and
     /// `Transfer(fromAccount, toAccount, amount)`.
     public static func make() -> ManagedObjectModel {
+        ManagedObjectModel(entities: [accountEntity(), transferEntity()])
+    }
+
+    /// A fresh `Account` entity (for models that hold the bank beside other entities).
+    public static func accountEntity() -> EntityDescription {
         let account = EntityDescription(name: "Account", managedObjectClass: Account.self)
         let number = AttributeDescription(name: "number", type: .integer64, isOptional: false, defaultValue: Int64(0))
         number.isIndexed = true
@@ -43,13 +48,18 @@ public enum BankModel {
             AttributeDescription(name: "label", type: .string),
         ]
         account.uniquenessConstraints = [["number"]]
+        return account
+    }
+
+    /// A fresh `Transfer` entity (for models that hold the bank beside other entities).
+    public static func transferEntity() -> EntityDescription {
         let transfer = EntityDescription(name: "Transfer", managedObjectClass: Transfer.self)
         transfer.properties = [
             AttributeDescription(name: "fromAccount", type: .integer64, isOptional: false, defaultValue: Int64(0)),
             AttributeDescription(name: "toAccount", type: .integer64, isOptional: false, defaultValue: Int64(0)),
             AttributeDescription(name: "amount", type: .integer64, isOptional: false, defaultValue: Int64(0)),
         ]
-        return ManagedObjectModel(entities: [account, transfer])
+        return transfer
     }
 
     /// What account `number` held when it was opened: the bank's first `initialAccounts`

@@ -47,6 +47,7 @@ extension BankWorkload {
         let amount = Int64(1 + random.index(60))
         if transact(at: index, "transfer", { context in try moveMoney(in: context, from: from, to: to, amount: amount) }) {
             counters.transfers.add()
+            transfersByRole[roles[index]]?.add()
         }
     }
 
@@ -62,6 +63,7 @@ extension BankWorkload {
                 if try moveMoney(in: context, from: from, to: to, amount: Int64(1 + random.index(60))) {
                     try context.save()
                     counters.transfers.add()
+                    transfersByRole[roles[index]]?.add()
                 } else {
                     context.rollback()
                 }
@@ -82,7 +84,7 @@ extension BankWorkload {
         inspect(source, in: context)
         inspect(target, in: context)
         guard source.balance >= amount else { return false }
-        source.balance -= amount
+        if control.shouldDebit() { source.balance -= amount }
         source.operations += 1
         target.balance += amount
         target.operations += 1

@@ -2,7 +2,7 @@ import Foundation
 import Strata
 
 /// What a context of the stress tree does.
-public enum BankRole: String, Sendable {
+public enum BankRole: String, Sendable, CaseIterable {
     /// Moves money (read-modify-write, optimistic locking with `.error` and retries); children
     /// save into their parent, and their work reaches the store when the tree is flushed.
     case teller

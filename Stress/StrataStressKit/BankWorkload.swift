@@ -33,15 +33,31 @@ public final class BankWorkload: Sendable {
     public let mainQueueChains = AtomicCounter()
     /// See ``mainQueueChains``.
     public let mainQueueChainsOnMainThread = AtomicCounter()
+    /// Re-entrant chains (child → parent → child) whose innermost block ran, of any parent.
+    public let chainsCompleted = AtomicCounter()
+    /// Chains that broke a property of re-entrancy (see ``chainRead(at:random:)``).
+    public let chainViolations = AtomicCounter()
+    /// Operations finished, by role (every role has an entry).
+    public let operationsByRole: [BankRole: AtomicCounter]
+    /// Transfers saved, by role (every role has an entry).
+    public let transfersByRole: [BankRole: AtomicCounter]
+    /// The negative control of the ledger check (off unless asked for).
+    public let control: LedgerControl
     /// The contexts workers use (all by default; fewer to narrow a failure down).
-    let active: [Int]
+    public let active: [Int]
     /// What each worker does right now, for the watchdog.
     let activity = StrataLock<[Int: String]>([:])
     /// The most attempts a transfer makes before giving up.
     static let maximumAttempts = 6
 
     /// Creates the workload over `tree` (built from ``BankTopology``).
-    public init(tree: ContextTree, roles: [BankRole], counters: StressCounters, initialAccounts: Int, hotAccounts: Int = 8, active: [Int]? = nil) {
+    public init(
+        tree: ContextTree, roles: [BankRole], counters: StressCounters, initialAccounts: Int, hotAccounts: Int = 8, active: [Int]? = nil,
+        control: LedgerControl = LedgerControl(enabled: false)
+    ) {
+        self.control = control
+        self.operationsByRole = Dictionary(uniqueKeysWithValues: BankRole.allCases.map { ($0, AtomicCounter()) })
+        self.transfersByRole = Dictionary(uniqueKeysWithValues: BankRole.allCases.map { ($0, AtomicCounter()) })
         self.active = (active ?? Array(tree.nodes.indices)).filter { tree.nodes.indices.contains($0) }
         self.tree = tree
         self.roles = roles
@@ -75,6 +91,7 @@ public final class BankWorkload: Sendable {
             activity.withLock { $0[worker] = "\(operation) at \(tree.nodes[index].spec.name)" }
             perform(operation, at: index, random: &random)
             counters.operations.add()
+            operationsByRole[roles[index]]?.add()
         }
         activity.withLock { $0[worker] = "done" }
     }

@@ -31,6 +31,9 @@ public final class StressRun: Sendable {
         public var contexts: [Int]?
         /// How long after the deadline the workers may take before the run counts as hung.
         public var watchdogGrace: TimeInterval = 60
+        /// The ledger's negative control: break one transfer in ten (credit without debit), so
+        /// the money checks must fail. Never on in a normal run.
+        public var negativeControl = false
 
         /// A configuration with the defaults.
         public init(seed: UInt64, seconds: Double) {
@@ -66,7 +69,7 @@ public final class StressRun: Sendable {
         let tree = BankTopology.makeTree(coordinator: coordinator)
         let workload = BankWorkload(
             tree: tree, roles: BankTopology.roles, counters: counters, initialAccounts: configuration.initialAccounts,
-            hotAccounts: configuration.hotAccounts, active: configuration.contexts)
+            hotAccounts: configuration.hotAccounts, active: configuration.contexts, control: LedgerControl(enabled: configuration.negativeControl))
         let reader = ManagedObjectContext(concurrencyType: .privateQueue)
         reader.persistentStoreCoordinator = coordinator
         reader.name = "checker"
@@ -126,15 +129,46 @@ public final class StressRun: Sendable {
             problems: ledger.problems, figures: "\(ledger.accounts) open accounts, \(ledger.closedAccounts) closed, \(ledger.transfers) transfers, total \(ledger.total)")
         report.check("all 16 contexts agree after the final merge/refresh", problems: agreement(tree, reader: reader), figures: "16/16")
         report.check(
-            "re-entrant chains through the main-queue context", problems: [],
-            figures: "\(workload.mainQueueChains.current) chains, \(workload.mainQueueChainsOnMainThread.current) run on the main thread")
+            "re-entrant chains (child → parent → child): the child's block re-entered on its parent's thread, the fetch inside exact",
+            problems: workload.chainViolations.current == 0 ? [] : ["\(workload.chainViolations.current) chains broke re-entrancy (see the problems recorded)"],
+            figures:
+                "\(workload.chainsCompleted.current) chains, \(workload.mainQueueChains.current) through the main-queue context (\(workload.mainQueueChainsOnMainThread.current) run on the main thread)"
+        )
+        let liveness = livenessRequirements(workload, counters: counters)
+        report.check("liveness: the run did enough work to prove something", problems: liveness.problems, figures: liveness.figures)
+        if configuration.negativeControl {
+            report.figures.append("NEGATIVE CONTROL: \(workload.control.brokenTransfers.current) transfers credited without debiting — the money checks above must FAIL")
+        }
         let sqlite = BankInvariants.sqlite(storeURL: storeURL, initialAccounts: configuration.initialAccounts)
         report.check("SQLite PRAGMA integrity_check", problems: sqlite.integrity, figures: "ok")
         report.check("SQL oracle (the ledger recomputed by SQLite alone)", problems: sqlite.oracle)
         report.check("no unexpected errors", problems: counters.failures, figures: "")
         report.failures = []
-        report.figures = figures(counters, ledger: ledger, elapsed: report.elapsed)
+        report.figures = figures(counters, ledger: ledger, elapsed: report.elapsed) + report.figures
         return report
+    }
+
+    /// The minimum work of a run: transfers, root saves and checks, and for each role some
+    /// context of which is active, operations (and transfers, for the roles that move money),
+    /// plus the role's own kind of work (audits, re-entrant chains, accounts opened).
+    private func livenessRequirements(_ workload: BankWorkload, counters: StressCounters) -> Liveness {
+        var liveness = Liveness()
+        liveness.require("transfers saved", counters.transfers.current)
+        liveness.require("root saves", counters.rootSaves.current)
+        liveness.require("checks after root saves", counters.checks.current)
+        let activeRoles = Set(workload.active.map { workload.roles[$0] })
+        for role in BankRole.allCases where activeRoles.contains(role) {
+            liveness.require("\(role.rawValue) operations", workload.operationsByRole[role]?.current ?? 0)
+            if [.teller, .view, .resetter, .importer].contains(role) {
+                liveness.require("\(role.rawValue) transfers", workload.transfersByRole[role]?.current ?? 0)
+            }
+        }
+        if activeRoles.contains(.auditor) { liveness.require("pinned audits", counters.pinnedAudits.current) }
+        if activeRoles.contains(.importer) { liveness.require("accounts opened", counters.opened.current) }
+        if activeRoles.contains(.inspector) { liveness.require("re-entrant chains through the main-queue context", workload.mainQueueChains.current) }
+        let chaining = workload.active.contains { workload.tree.parent(of: $0) != nil && [.teller, .inspector].contains(workload.roles[$0]) }
+        if chaining { liveness.require("re-entrant chains", workload.chainsCompleted.current) }
+        return liveness
     }
 
     /// Waits (bounded) until no asynchronous block of the workload is pending.
