@@ -101,6 +101,16 @@ extension ManagedObjectContext {
         return entity.managedObjectClass.init(entity: entity, insertInto: self)
     }
 
+    /// The entity of the context's model whose class is `type` (for `init(context:)`), or nil.
+    /// The last answer is kept: a loop of inserts of one class asks once per model.
+    func entityForInsert(of type: ManagedObject.Type) -> EntityDescription? {
+        guard let model else { return nil }
+        if let cached = state.insertEntityCache, cached.type == ObjectIdentifier(type), cached.model === model { return cached.entity }
+        let entity = model.entity(for: type)
+        state.insertEntityCache = entity.map { (ObjectIdentifier(type), model, $0) }
+        return entity
+    }
+
     func attach(_ object: ManagedObject) {
         object.registry = state.registry
         state.registry.register(object)
@@ -186,10 +196,11 @@ extension ManagedObjectContext {
 
     /// Loads a snapshot into an object (which stops being a fault) and calls `awakeFromFetch()`.
     func apply(_ snapshot: RowSnapshot, to object: ManagedObject) {
+        let layout = object.entity.layout
         object.snapshot = snapshot
         object.attributeValues = snapshot.attributes
         object.toOneValues = snapshot.toOne
-        let toManyCount = object.entity.layout.toManyRelationships.count
+        let toManyCount = layout.toManyRelationships.count
         // A fault keeps the to-manys loaded while it was a fault (they are as fresh as its row);
         // an unchanged object given new values forgets them (they load again on next use).
         if object.toManyValues.count != toManyCount || (object.change == .none && !object.isFaultStorage) {
@@ -198,8 +209,8 @@ extension ManagedObjectContext {
         }
         // Transient attributes start at their defaults the first time an object gets values
         // (a fetched object or a fired fault); later loads keep them, as refreshes reset them.
-        if object.transientValues.count != object.entity.layout.transientAttributes.count {
-            object.transientValues = object.entity.layout.transientDefaults
+        if layout.transientAttributes.count != 0 && object.transientValues.count != layout.transientAttributes.count {
+            object.transientValues = layout.transientDefaults
         }
         object.fetchedValues = [:]
         object.isFaultStorage = false

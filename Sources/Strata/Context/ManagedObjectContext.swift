@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import StrataLocks
 
 /// A scratch pad of managed objects bound to one serial queue (Core Data's
@@ -33,6 +34,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Child contexts (weakly), for automatic merges.
     let childList = WeakObjectList<ManagedObjectContext>()
     private let settings = StrataLock(ContextSettings())
+    /// ``retainsRegisteredObjects``, read by every object the context registers: an atomic
+    /// rather than a field of `settings`, so registering costs no lock.
+    private let retainsRegisteredObjectsFlag = Atomic<Bool>(false)
     private let parentStore = StrataLock<ParentLink?>(nil)
     let pinnedGeneration = StrataLock<PinnedGeneration?>(nil)
 
@@ -43,7 +47,6 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         var shouldDeleteInaccessibleFaults = true
         var automaticallyMergesChangesFromParent = false
         var transactionAuthor: String?
-        var retainsRegisteredObjects = false
     }
 
     struct ParentLink: @unchecked Sendable {
@@ -114,8 +117,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Whether registered objects are held strongly even when unchanged (default false: clean
     /// objects live only as long as the app holds them).
     public var retainsRegisteredObjects: Bool {
-        get { settings.withLock { $0.retainsRegisteredObjects } }
-        set { settings.withLock { $0.retainsRegisteredObjects = newValue } }
+        get { retainsRegisteredObjectsFlag.load(ordering: .relaxed) }
+        set { retainsRegisteredObjectsFlag.store(newValue, ordering: .relaxed) }
     }
 
     // MARK: Parent store
@@ -203,6 +206,8 @@ final class ContextState {
     var problemObjects = ObjectSet()
     /// Problems not tied to an object.
     var contextProblems: [StrataError] = []
+    /// The last class → entity answer of `entityForInsert(of:)`, for the model it came from.
+    var insertEntityCache: (type: ObjectIdentifier, model: ManagedObjectModel, entity: EntityDescription)?
     /// Objects held strongly because `retainsRegisteredObjects` is on.
     var retained: [ObjectIdentifier: ManagedObject] = [:]
     /// Whether a save is running (saves are not re-entrant).

@@ -27,6 +27,8 @@ final class EntityLayout: @unchecked Sendable {
     /// `slots` for the hot paths (see ``SlotTable``).
     let slotTable: SlotTable
     let storedAttributes: [AttributeDescription]
+    /// The types of ``storedAttributes``, by slot (read on every typed attribute access).
+    let storedAttributeTypes: ContiguousArray<AttributeType>
     let transientAttributes: [AttributeDescription]
     let toOneRelationships: [RelationshipDescription]
     let toManyRelationships: [RelationshipDescription]
@@ -97,6 +99,7 @@ final class EntityLayout: @unchecked Sendable {
         self.slots = slots
         self.slotTable = SlotTable(slots)
         self.storedAttributes = stored
+        self.storedAttributeTypes = ContiguousArray(stored.map(\.type))
         self.transientAttributes = transient
         self.toOneRelationships = toOne
         self.toManyRelationships = toMany

@@ -107,10 +107,11 @@ extension ManagedObject {
     /// The stored value and type of a stored attribute, loading the object's values first.
     func storedAttribute(forKey key: String) -> (StoredValue, AttributeType)? {
         checkAccess("value(forKey:)")
-        guard case .attribute(let index)? = entity.layout.slot(forKey: key) else { return nil }
+        let layout = entity.layout
+        guard case .attribute(let index)? = layout.slot(forKey: key) else { return nil }
         fireFaultIfNeeded()
         guard index < attributeValues.count else { return nil }
-        return (attributeValues[index], entity.layout.storedAttributes[index].type)
+        return (attributeValues[index], layout.storedAttributeTypes[index])
     }
 
     /// ``storedAttribute(forKey:)`` for the inlined typed read of ``Attribute``.
@@ -130,8 +131,9 @@ extension ManagedObject {
 
     /// The type of a stored attribute, or nil for other keys.
     func storedAttributeType(forKey key: String) -> AttributeType? {
-        guard case .attribute(let index)? = entity.layout.slot(forKey: key) else { return nil }
-        return entity.layout.storedAttributes[index].type
+        let layout = entity.layout
+        guard case .attribute(let index)? = layout.slot(forKey: key) else { return nil }
+        return layout.storedAttributeTypes[index]
     }
 
     /// Sets a stored attribute from a value already in stored form (checked by the caller).
@@ -208,11 +210,16 @@ extension ManagedObject {
         }
     }
 
-    /// Marks a property changed and tells the context.
+    /// Marks a property changed and tells the context, unless the change cannot change what the
+    /// context knows: the object is inserted (it stays inserted), or updated with its update
+    /// already noted in the current event — and nobody observes every change
+    /// (``ObjectRegistry/reportsEveryValueChange``).
     func markChanged(_ slot: PropertySlot) {
         if let index = entity.layout.changeIndex(of: slot) { changedMask.insert(index) }
         changedSinceWillSave = true
-        link?.objectDidChange(self)
+        guard let registry else { return }
+        if !registry.reportsEveryValueChange && (change == .inserted || (change == .updated && eventChanges.contains(.updated))) { return }
+        registry.owner?.objectDidChange(self)
     }
 
     /// Records a problem for the next save (for APIs that cannot throw).

@@ -17,6 +17,11 @@ final class ObjectRegistry {
     /// is created and clears it in its `deinit`, so it is never left dangling; objects
     /// themselves hold the registry, not the context.
     unowned(unsafe) var owner: (any ObjectContextLink)?
+    /// Whether the owner wants to hear of every value change, even of objects whose change
+    /// state it does not alter (an observer of its unit of work is subscribed). When false, a
+    /// setter on an inserted object, or on an updated one whose update this event already
+    /// noted, does not call the context (see `ManagedObject.markChanged`).
+    var reportsEveryValueChange = false
 
     private var tables: [KeySpace: PrimaryKeyTable] = [:]
     private var lastSpace: KeySpace?
@@ -83,10 +88,7 @@ final class ObjectRegistry {
 
     /// The primary key, or the temporary number (its bit pattern) of a temporary ID.
     @inline(__always) private static func number(of id: ManagedObjectID) -> Int64 {
-        switch id.key {
-        case .permanent(let pk): return pk
-        case .temporary(let number): return Int64(bitPattern: number)
-        }
+        id.keyNumber
     }
 
     private func existingTable(for id: ManagedObjectID) -> PrimaryKeyTable? {

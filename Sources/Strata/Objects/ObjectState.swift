@@ -20,32 +20,50 @@ struct EventChanges: OptionSet {
     static let invalidated = EventChanges(rawValue: 16)
 }
 
-/// A set of small integers (property change indexes), as bits.
+/// A set of small integers (property change indexes), as bits. The first 64 live inline (no
+/// allocation for entities of up to 64 properties, that is nearly all); more spill into an array.
 struct ChangeMask: Equatable {
-    private var words: [UInt64] = []
+    private var first: UInt64 = 0
+    private var more: [UInt64] = []
 
-    var isEmpty: Bool { words.allSatisfy { $0 == 0 } }
+    var isEmpty: Bool { first == 0 && more.allSatisfy { $0 == 0 } }
 
-    mutating func insert(_ index: Int) {
-        let word = index >> 6
-        while words.count <= word { words.append(0) }
-        words[word] |= 1 << UInt64(index & 63)
+    @inline(__always) mutating func insert(_ index: Int) {
+        if index < 64 {
+            first |= 1 << UInt64(index)
+            return
+        }
+        let word = (index >> 6) - 1
+        while more.count <= word { more.append(0) }
+        more[word] |= 1 << UInt64(index & 63)
     }
 
     func contains(_ index: Int) -> Bool {
-        let word = index >> 6
-        return word < words.count && words[word] & (1 << UInt64(index & 63)) != 0
+        if index < 64 { return index >= 0 && first & (1 << UInt64(index)) != 0 }
+        let word = (index >> 6) - 1
+        return word < more.count && more[word] & (1 << UInt64(index & 63)) != 0
     }
 
-    mutating func removeAll() { words.removeAll(keepingCapacity: true) }
+    mutating func removeAll() {
+        first = 0
+        if !more.isEmpty { more.removeAll(keepingCapacity: true) }
+    }
 
     /// The indexes in the set, in increasing order.
     var indexes: [Int] {
         var result: [Int] = []
-        for (wordIndex, word) in words.enumerated() where word != 0 {
-            for bit in 0..<64 where word & (1 << UInt64(bit)) != 0 { result.append(wordIndex << 6 | bit) }
+        for bit in 0..<64 where first & (1 << UInt64(bit)) != 0 { result.append(bit) }
+        for (wordIndex, word) in more.enumerated() where word != 0 {
+            for bit in 0..<64 where word & (1 << UInt64(bit)) != 0 { result.append((wordIndex + 1) << 6 | bit) }
         }
         return result
+    }
+
+    static func == (lhs: ChangeMask, rhs: ChangeMask) -> Bool {
+        guard lhs.first == rhs.first else { return false }
+        let count = max(lhs.more.count, rhs.more.count)
+        for word in 0..<count where (word < lhs.more.count ? lhs.more[word] : 0) != (word < rhs.more.count ? rhs.more[word] : 0) { return false }
+        return true
     }
 
     static func | (lhs: ChangeMask, rhs: ChangeMask) -> ChangeMask {

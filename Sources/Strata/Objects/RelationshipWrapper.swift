@@ -47,17 +47,20 @@ public struct Relationship<Value: RelationshipValueConvertible> {
         preconditionFailure("unreachable: projectedValue is unavailable")
     }
 
-    /// Reads and writes the relationship on the enclosing object.
+    /// Reads and writes the relationship on the enclosing object. Inlined into the caller, where
+    /// the key paths are constants, so the read of the wrapper's key is a field load (see
+    /// ``Attribute``).
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Relationship<Value>>
     ) -> Value {
-        get {
+        @inline(__always) get {
             let key = object[keyPath: storageKeyPath].key
             return Value.fromRelationshipValue(object.value(forKey: key))
         }
-        set {
+        @inline(__always) set {
             let key = object[keyPath: storageKeyPath].key
             object.setValue(newValue.relationshipValue, forKey: key)
         }

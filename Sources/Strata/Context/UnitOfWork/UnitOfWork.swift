@@ -27,11 +27,11 @@ final class UnitOfWork {
     /// objects); the unit of work reads it to check its invariants and rekeys saved objects.
     let registry: ObjectRegistry
     /// Objects inserted and not yet saved, in insertion order (a save writes rows in this order).
-    private(set) var inserted = ObjectSet()
+    private(set) var inserted = ChangedObjectSet()
     /// Objects with unsaved changes to their values.
-    private(set) var updated = ObjectSet()
+    private(set) var updated = ChangedObjectSet()
     /// Objects deleted whose rows a save must delete.
-    private(set) var deleted = ObjectSet()
+    private(set) var deleted = ChangedObjectSet()
     /// Who hears of each change (usually nobody).
     private var observers: [any UnitOfWorkObserver] = []
 
@@ -47,11 +47,13 @@ final class UnitOfWork {
     /// Subscribes `observer` to every change recorded from now on (held strongly until removed).
     func addObserver(_ observer: any UnitOfWorkObserver) {
         observers.append(observer)
+        registry.reportsEveryValueChange = true
     }
 
     /// Unsubscribes `observer`.
     func removeObserver(_ observer: any UnitOfWorkObserver) {
         observers.removeAll { $0 === observer }
+        registry.reportsEveryValueChange = !observers.isEmpty
     }
 
     /// The one hook point: every change of an object's change state or values ends here.

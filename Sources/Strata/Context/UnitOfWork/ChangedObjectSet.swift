@@ -1,0 +1,50 @@
+/// One of the unit of work's sets (inserted, updated or deleted objects), in insertion order, so
+/// saves write rows in the order objects were inserted and primary keys follow that order.
+///
+/// An object is in at most one of these sets at a time (the one its change state names), so the
+/// object itself keeps its position (`ManagedObject.changeSetPosition`): inserting, removing and
+/// testing membership cost an array access and an identity comparison, with no hashing. A stale
+/// position (left by ``removeAll()`` or by another set) never matches, because membership is
+/// checked by identity at that position. Used on one context's queue.
+struct ChangedObjectSet: Sequence {
+    private var slots: [ManagedObject?] = []
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    @inline(__always) func contains(_ object: ManagedObject) -> Bool {
+        let position = Int(object.changeSetPosition)
+        return position >= 0 && position < slots.count && slots[position] === object
+    }
+
+    mutating func insert(_ object: ManagedObject) {
+        guard !contains(object) else { return }
+        object.changeSetPosition = Int32(truncatingIfNeeded: slots.count)
+        slots.append(object)
+        count += 1
+    }
+
+    mutating func remove(_ object: ManagedObject) {
+        guard contains(object) else { return }
+        slots[Int(object.changeSetPosition)] = nil
+        object.changeSetPosition = -1
+        count -= 1
+        let removed = slots.count - count
+        if removed > 64 && removed * 2 > slots.count { compact() }
+    }
+
+    mutating func removeAll() {
+        slots.removeAll()
+        count = 0
+    }
+
+    private mutating func compact() {
+        slots = slots.filter { $0 != nil }
+        for (position, object) in slots.enumerated() { object?.changeSetPosition = Int32(truncatingIfNeeded: position) }
+    }
+
+    /// The objects in insertion order.
+    var objects: [ManagedObject] { slots.compactMap { $0 } }
+
+    func makeIterator() -> IndexingIterator<[ManagedObject]> { objects.makeIterator() }
+}
