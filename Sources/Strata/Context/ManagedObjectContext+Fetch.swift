@@ -92,7 +92,7 @@ extension ManagedObjectContext {
                 let batch = FaultBatch(ids: ids, size: request.fetchBatchSize)
                 for (index, object) in objects.enumerated() where object.isFaultStorage {
                     object.faultBatch = batch
-                    object.faultBatchIndex = index
+                    object.faultBatchIndex = Int32(truncatingIfNeeded: index)
                 }
             }
         } else {
@@ -121,7 +121,8 @@ extension ManagedObjectContext {
             }
             return existing
         }
-        let object = row.entity.managedObjectClass.init(entity: row.entity, insertInto: nil)
+        let entity = row.entity
+        let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
         object.objectID = row.objectID
         attach(object)
         if asFault {

@@ -24,38 +24,64 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's ID: temporary until the object is saved, then permanent.
     public internal(set) var objectID: ManagedObjectID
 
-    /// The identity map of the object's context while the object is registered there; nil
-    /// once it is removed (or never inserted).
+    // The state every access path touches. In release builds these fields are exempt from the
+    // runtime's dynamic exclusivity checks (`@exclusivity(unchecked)`): an object is confined to
+    // its context's queue and no Strata code modifies one of them while accessing the same field,
+    // and the checks cost a tenth of a fetch or an insert. Debug builds (every test run) keep the
+    // checks, so an overlapping access still traps there.
+    //
+    // - registry: the identity map of the object's context while the object is registered
+    //   there; nil once it is removed (or never inserted).
+    // - change: where the object stands in its context's unit of work.
+    // - isFaultStorage: whether the values are not loaded yet.
+    // - changedSinceWillSave: set by every change; lets a save give `willSave()` another call.
+    // - eventChanges: what happened to the object in the current event (objects-did-change).
+    // - changeSetPosition: the position in the unit-of-work set its change state names (see
+    //   `Context/UnitOfWork/ChangedObjectSet.swift`); -1 or stale when in none.
+    // - snapshot: the values as last loaded from the parent store.
+    // - attributeValues: the current stored-attribute values (shares the snapshot's buffer
+    //   until changed).
+    // - toOneValues: the current to-one targets.
+    // - changedMask: which properties changed since the last load or save.
+    #if DEBUG
     var registry: ObjectRegistry?
+    var change: ObjectChange = .none
+    var isFaultStorage: Bool = false
+    var changedSinceWillSave: Bool = false
+    var eventChanges: EventChanges = EventChanges()
+    var changeSetPosition: Int32 = -1
+    var snapshot: RowSnapshot?
+    var attributeValues: ContiguousArray<StoredValue> = []
+    var toOneValues: ContiguousArray<ManagedObjectID?> = []
+    var changedMask: ChangeMask = ChangeMask()
+    #else
+    @exclusivity(unchecked) var registry: ObjectRegistry?
+    @exclusivity(unchecked) var change: ObjectChange = .none
+    @exclusivity(unchecked) var isFaultStorage: Bool = false
+    @exclusivity(unchecked) var changedSinceWillSave: Bool = false
+    @exclusivity(unchecked) var eventChanges: EventChanges = EventChanges()
+    @exclusivity(unchecked) var changeSetPosition: Int32 = -1
+    @exclusivity(unchecked) var snapshot: RowSnapshot?
+    @exclusivity(unchecked) var attributeValues: ContiguousArray<StoredValue> = []
+    @exclusivity(unchecked) var toOneValues: ContiguousArray<ManagedObjectID?> = []
+    @exclusivity(unchecked) var changedMask: ChangeMask = ChangeMask()
+    #endif
     /// The object's context, reached through its registry (see ``ObjectRegistry/owner``).
     @inline(__always) var link: (any ObjectContextLink)? { registry?.owner }
-
-    var change: ObjectChange = .none
-    var isFaultStorage = false
-    /// Set by every change; lets a save give `willSave()` another call to objects it changed.
-    var changedSinceWillSave = false
-    /// What happened to the object in the current event (for objects-did-change).
-    var eventChanges = EventChanges()
     /// True while a save calls `validateValue(_:forKey:)` after checking the model's rules on
     /// the stored values (the base implementation then has nothing left to check).
     var modelRulesChecked = false
-    /// The values as last loaded from the parent store.
-    var snapshot: RowSnapshot?
-    /// The current stored-attribute values (shares the snapshot's buffer until changed).
-    var attributeValues: ContiguousArray<StoredValue> = []
-    /// The current to-one targets.
-    var toOneValues: ContiguousArray<ManagedObjectID?> = []
+    /// For faults of a batched fetch: the fault's index in ``faultBatch`` (a hint: a wrong one,
+    /// past 2³¹ results, only changes which neighbours load with it).
+    var faultBatchIndex: Int32 = 0
     /// The current to-many contents; `nil` entries are not loaded yet.
     var toManyValues: [ToManyValue?] = []
     /// The to-many contents as last loaded or saved, kept to compute what a save changes.
     var committedToMany: [ToManyValue?] = []
-    /// Which properties changed since the last load or save.
-    var changedMask = ChangeMask()
     /// What most objects never need (see ``ObjectSideRecord``); created on first use.
     var sideRecord: ObjectSideRecord?
     /// For faults of a batched fetch: the fetch's IDs, so firing one loads its whole batch.
     var faultBatch: FaultBatch?
-    var faultBatchIndex = 0
 
     /// Creates an object of `entity` and inserts it into `context` (if given). An object
     /// created without a context can be inserted later with ``ManagedObjectContext/insert(_:)``.
@@ -74,7 +100,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// placeholder entity) and the next `save()` reports the problem. Call it on the context's
     /// queue.
     public convenience init(context: ManagedObjectContext) {
-        if let entity = context.persistentStoreCoordinator?.managedObjectModel.entity(for: Self.self) {
+        if let entity = context.entityForInsert(of: Self.self) {
             self.init(entity: entity, insertInto: context)
         } else {
             let placeholder = EntityDescription(name: String(describing: Self.self), managedObjectClass: Self.self)

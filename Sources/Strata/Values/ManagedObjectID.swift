@@ -31,8 +31,21 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     /// The object's entity, as IDs keep it (see ``EntityIdentity``); `entity` gives the
     /// `EntityDescription` (`Model/ManagedObjectID+Entity.swift`).
     let entityIdentity: EntityIdentity
-    let key: Key
+    /// The store of a permanent ID; nil exactly for temporary IDs.
     let store: StoreToken?
+    /// The primary key of a permanent ID, or the bit pattern of a temporary ID's number: one
+    /// word rather than an enum (an ID is three words, 24 bytes, and every object, row and list
+    /// of IDs holds IDs). ``key`` tells the two apart by ``store``.
+    private let rawKey: Int64
+
+    /// The row's primary key (permanent) or the temporary number.
+    @inline(__always) var key: Key {
+        store == nil ? .temporary(UInt64(bitPattern: rawKey)) : .permanent(rawKey)
+    }
+
+    /// The primary key or the temporary number's bit pattern, without telling which (for
+    /// tables keyed by number within one store or among temporary IDs).
+    @inline(__always) var keyNumber: Int64 { rawKey }
 
     private static let nextTemporaryNumber = Atomic<UInt64>(1)
     /// Distinguishes temporary IDs of this process from those of others in URIs.
@@ -40,33 +53,27 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
 
     init(entityIdentity: EntityIdentity, primaryKey: Int64, store: StoreToken) {
         self.entityIdentity = entityIdentity
-        self.key = .permanent(primaryKey)
+        self.rawKey = primaryKey
         self.store = store
     }
 
     init(temporaryForEntityIdentity entityIdentity: EntityIdentity) {
         self.entityIdentity = entityIdentity
-        self.key = .temporary(Self.nextTemporaryNumber.wrappingAdd(1, ordering: .relaxed).oldValue)
+        self.rawKey = Int64(bitPattern: Self.nextTemporaryNumber.wrappingAdd(1, ordering: .relaxed).oldValue)
         self.store = nil
     }
 
     init(entityIdentity: EntityIdentity, temporaryNumber: UInt64) {
         self.entityIdentity = entityIdentity
-        self.key = .temporary(temporaryNumber)
+        self.rawKey = Int64(bitPattern: temporaryNumber)
         self.store = nil
     }
 
     /// Whether the object has not been saved to a store yet.
-    public var isTemporaryID: Bool {
-        if case .temporary = key { return true }
-        return false
-    }
+    public var isTemporaryID: Bool { store == nil }
 
     /// The row's primary key, for permanent IDs.
-    var primaryKey: Int64? {
-        if case .permanent(let pk) = key { return pk }
-        return nil
-    }
+    var primaryKey: Int64? { store == nil ? nil : rawKey }
 
     /// The name of the object's entity.
     public var entityName: String { entityIdentity.identityName }
@@ -90,7 +97,7 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     }
 
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
-        guard lhs.key == rhs.key, lhs.store === rhs.store else { return false }
+        guard lhs.rawKey == rhs.rawKey, lhs.store === rhs.store else { return false }
         if lhs.entityIdentity === rhs.entityIdentity { return true }
         // Rows of one inheritance tree share a key space: an ID made from a relationship's
         // declared destination equals the one made from the concrete entity.
@@ -98,10 +105,7 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     }
 
     public func hash(into hasher: inout Hasher) {
-        switch key {
-        case .permanent(let pk): hasher.combine(pk)
-        case .temporary(let number): hasher.combine(~number)
-        }
+        hasher.combine(store == nil ? ~rawKey : rawKey)
     }
 
     public var description: String {
