@@ -8,7 +8,7 @@ extension ManagedObjectContext {
     /// when `id` is such a temporary ID.
     func findRegistered(_ id: ManagedObjectID) -> ManagedObject? {
         if let object = state.registry.object(for: id) { return object }
-        guard let aliases = persistentStoreCoordinator?.temporaryIDAliases, aliases.hasEntries else { return nil }
+        guard TemporaryIDAliases.anyRecorded, let aliases = persistentStoreCoordinator?.temporaryIDAliases, aliases.hasEntries else { return nil }
         if id.isTemporaryID {
             if let permanent = aliases.permanent(for: id) { return state.registry.object(for: permanent) }
             return nil

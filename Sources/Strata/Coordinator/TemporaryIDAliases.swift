@@ -15,8 +15,15 @@ final class TemporaryIDAliases: Sendable {
 
     var hasEntries: Bool { count.load(ordering: .relaxed) > 0 }
 
+    /// Whether any coordinator of the process ever recorded an alias. Until one does, a lookup
+    /// that misses a context's identity map (every object of a first fetch) need not reach for
+    /// its coordinator's table at all (see `ManagedObjectContext.findRegistered`).
+    static var anyRecorded: Bool { recordedAnywhere.load(ordering: .relaxed) }
+    private static let recordedAnywhere = Atomic<Bool>(false)
+
     func record(_ mapping: [ManagedObjectID: ManagedObjectID]) {
         guard !mapping.isEmpty else { return }
+        Self.recordedAnywhere.store(true, ordering: .relaxed)
         table.withLock { table in
             for (temporary, permanent) in mapping {
                 table.permanentByTemporary[temporary] = permanent

@@ -33,7 +33,14 @@ public final class EntityDescription: EntityIdentity, @unchecked Sendable, Hasha
     /// clears it when it drops this entity and when it is deinitialized.
     unowned(unsafe) var superentityReference: EntityDescription?
     /// The model the entity belongs to.
-    public internal(set) weak var managedObjectModel: ManagedObjectModel?
+    public internal(set) var managedObjectModel: ManagedObjectModel? {
+        get { modelReference }
+        set { modelReference = newValue }
+    }
+    /// Not `weak`, for the reason given at `PropertyDescription.entityReference` (every insert
+    /// checks its entity's model): the model clears it when it drops the entity and when it is
+    /// deinitialized.
+    unowned(unsafe) var modelReference: ManagedObjectModel?
 
     /// Resolved slots and inheritance facts, computed when the model freezes.
     var layoutStorage: EntityLayout?

@@ -1,5 +1,6 @@
 import Foundation
 import StrataLocks
+import Synchronization
 
 /// A managed object model: the entities of an app and how they relate (Core Data's
 /// `NSManagedObjectModel`).
@@ -8,19 +9,31 @@ import StrataLocks
 /// The first coordinator that uses it checks and freezes it: from then on it is immutable and
 /// may be shared by any number of coordinators and read from any queue.
 public final class ManagedObjectModel: @unchecked Sendable {
-    // @unchecked Sendable: mutable only before `freeze()`; the frozen flag and compiled facts are
-    // guarded by `state`.
+    // @unchecked Sendable: mutable only before `freeze()`; the compiled facts are published once,
+    // atomically, in `frozenState`.
     private var _entities: [EntityDescription] = []
     private var _configurations: [String: [String]] = [:]
     private var _fetchRequestTemplates: [String: FetchRequestTemplate] = [:]
     private var _versionIdentifiers: Set<String> = []
-    private let state = StrataLock<FrozenState?>(nil)
+    /// Set once by `freeze()` and never changed: read without a lock (entity lookups by code
+    /// and class run for every fetched row and every inserted object).
+    private let frozenState = AtomicLazyReference<FrozenState>()
 
-    struct FrozenState: @unchecked Sendable {
+    /// What freezing compiled: lookups of entities by name, code and class.
+    final class FrozenState: @unchecked Sendable {
+        // @unchecked Sendable: immutable; entities are frozen with the model.
         let entitiesByName: [String: EntityDescription]
         let entitiesByCode: [Int64: EntityDescription]
         let classToEntity: [ObjectIdentifier: EntityDescription]
+
+        init(entitiesByName: [String: EntityDescription], entitiesByCode: [Int64: EntityDescription], classToEntity: [ObjectIdentifier: EntityDescription]) {
+            self.entitiesByName = entitiesByName
+            self.entitiesByCode = entitiesByCode
+            self.classToEntity = classToEntity
+        }
     }
+
+    private var frozen: FrozenState? { frozenState.load() }
 
     /// Creates a model with `entities`; sub-entities reachable through `subentities` are added too.
     public init(entities: [EntityDescription]) {
@@ -30,8 +43,14 @@ public final class ManagedObjectModel: @unchecked Sendable {
     /// Creates an empty model.
     public init() {}
 
+    deinit {
+        // Clear the unowned references that point here (see `EntityDescription.modelReference`).
+        let me = ObjectIdentifier(self)
+        for entity in _entities where entity.modelReference.map(ObjectIdentifier.init) == me { entity.modelReference = nil }
+    }
+
     /// Whether a coordinator has started using the model (it can no longer be edited).
-    public var isFrozen: Bool { state.withLock { $0 != nil } }
+    public var isFrozen: Bool { frozen != nil }
 
     private func mutate(_ what: String, _ change: () -> Void) {
         if isFrozen {
@@ -55,6 +74,8 @@ public final class ManagedObjectModel: @unchecked Sendable {
                     for sub in entity.subentities { add(sub) }
                 }
                 for entity in newValue { add(entity) }
+                let me = ObjectIdentifier(self)
+                for old in _entities where !seen.contains(ObjectIdentifier(old)) && old.modelReference.map(ObjectIdentifier.init) == me { old.modelReference = nil }
                 _entities = all
             }
         }
@@ -62,7 +83,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
 
     /// The entities by name.
     public var entitiesByName: [String: EntityDescription] {
-        if let frozen = state.withLock({ $0?.entitiesByName }) { return frozen }
+        if let frozen = frozen?.entitiesByName { return frozen }
         var result: [String: EntityDescription] = [:]
         for entity in _entities where result[entity.name] == nil { result[entity.name] = entity }
         return result
@@ -130,13 +151,12 @@ public final class ManagedObjectModel: @unchecked Sendable {
     /// `entity(for:)` in `Objects/ManagedObjectModel+FetchRequests.swift`). Callable from any queue.
     func entity(forClass type: AnyClass) -> EntityDescription? {
         let key = ObjectIdentifier(type)
-        let (frozen, found) = state.withLock { ($0 != nil, $0?.classToEntity[key]) }
-        if frozen { return found }
+        if let frozen { return frozen.classToEntity[key] }
         return _entities.first { $0.managedObjectClassStorage.map(ObjectIdentifier.init) == key }
     }
 
     func entity(forCode code: Int64) -> EntityDescription? {
-        state.withLock { $0?.entitiesByCode[code] }
+        frozen?.entitiesByCode[code]
     }
 
     // MARK: Checking and freezing
@@ -172,10 +192,6 @@ public final class ManagedObjectModel: @unchecked Sendable {
                 if byClass[key] == nil { byClass[key] = entity }
             }
         }
-        state.withLock { current in
-            if current == nil {
-                current = FrozenState(entitiesByName: byName, entitiesByCode: byCode, classToEntity: byClass)
-            }
-        }
+        _ = frozenState.storeIfNil(FrozenState(entitiesByName: byName, entitiesByCode: byCode, classToEntity: byClass))
     }
 }
