@@ -58,6 +58,11 @@ final class RowCache: Sendable {
             insert(snapshots, into: shards[0])
             return
         }
+        if snapshots.count == 1 {
+            // A lookup's one row: no per-shard arrays.
+            insert(snapshots, into: shard(for: snapshots[0].objectID))
+            return
+        }
         var grouped = Array(repeating: [RowSnapshot](), count: shards.count)
         for snapshot in snapshots {
             grouped[Int(UInt(bitPattern: snapshot.objectID.hashValue) % UInt(shards.count))].append(snapshot)

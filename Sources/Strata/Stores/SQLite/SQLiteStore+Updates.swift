@@ -22,33 +22,36 @@ extension SQLiteStore {
     /// The statements prepared so far in one save, by shape. Used inside the save's write
     /// transaction, on the writer connection's thread.
     struct PreparedUpdates {
-        private var byShape: [UpdateShape: SQLiteStatement] = [:]
+        /// A shape's statement and its entity's columns.
+        typealias Prepared = (statement: SQLiteStatement, columns: SQLiteSchema.EntityColumns)
+        private var byShape: [UpdateShape: Prepared] = [:]
         // Rows of one save mostly share a shape (the change set reuses its slot arrays, so
         // comparing them is an identity check): the last one is tried first.
-        private var last: (shape: UpdateShape, statement: SQLiteStatement)?
+        private var last: (shape: UpdateShape, prepared: Prepared)?
 
-        /// The UPDATE for `update`'s shape, prepared on `connection` on first use. Nil when the
-        /// entity has no table in `store`.
-        mutating func statement(for update: RowChange, store: SQLiteStore, on connection: SQLiteConnection) throws -> SQLiteStatement? {
+        /// The UPDATE for `update`'s shape, prepared on `connection` on first use, with the
+        /// columns of its entity. Nil when the entity has no table in `store`.
+        mutating func statement(for update: RowChange, store: SQLiteStore, on connection: SQLiteConnection) throws -> Prepared? {
             if let last, last.shape.entity == ObjectIdentifier(update.objectID.entity), last.shape.checksVersion == !update.ignoresVersion,
                 last.shape.attributeSlots == update.changedAttributeSlots, last.shape.toOneSlots == update.changedToOneSlots
             {
-                return last.statement
+                return last.prepared
             }
             let shape = UpdateShape(update)
-            if let statement = byShape[shape] {
-                last = (shape, statement)
-                return statement
+            if let prepared = byShape[shape] {
+                last = (shape, prepared)
+                return prepared
             }
             guard
+                let columns = store.schema.columns(for: update.objectID.entity),
                 let sql = store.saveSQL.update(
                     update.objectID.entity, changedAttributeSlots: shape.attributeSlots, changedToOneSlots: shape.toOneSlots,
                     checkingVersion: shape.checksVersion)
             else { return nil }
-            let statement = try connection.cachedStatement(sql)
-            byShape[shape] = statement
-            last = (shape, statement)
-            return statement
+            let prepared = (try connection.cachedStatement(sql), columns)
+            byShape[shape] = prepared
+            last = (shape, prepared)
+            return prepared
         }
     }
 
@@ -61,7 +64,7 @@ extension SQLiteStore {
         on connection: SQLiteConnection
     ) throws -> Int64? {
         let entity = update.objectID.entity
-        guard let statement = try statements.statement(for: update, store: self, on: connection), let columns = schema.columns(for: entity) else { return nil }
+        guard let (statement, columns) = try statements.statement(for: update, store: self, on: connection) else { return nil }
         var index: Int32 = 1
         for slot in update.changedAttributeSlots where slot < columns.attributeColumns.count {
             try statement.bind(stored: slot < update.attributes.count ? update.attributes[slot] : .null, at: index)
