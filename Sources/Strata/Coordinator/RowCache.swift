@@ -58,6 +58,11 @@ final class RowCache: Sendable {
             insert(snapshots, into: shards[0])
             return
         }
+        if snapshots.count == 1 {
+            // A lookup's one row: no per-shard arrays.
+            insert(snapshots, into: shard(for: snapshots[0].objectID))
+            return
+        }
         var grouped = Array(repeating: [RowSnapshot](), count: shards.count)
         for snapshot in snapshots {
             grouped[Int(UInt(bitPattern: snapshot.objectID.hashValue) % UInt(shards.count))].append(snapshot)
@@ -105,9 +110,18 @@ final class RowCache: Sendable {
     func invalidate(_ rows: [(id: ManagedObjectID, floor: Int64)]) {
         guard !rows.isEmpty else { return }
         let expires = RowSnapshot.now() &+ Self.floorLifetime
-        for row in rows {
-            shard(for: row.id).entries.withLock { entries in
-                entries[row.id] = Entry(snapshot: nil, floor: row.floor, floorExpires: expires)
+        // One lock per shard, not per row.
+        var grouped = Array(repeating: [(id: ManagedObjectID, floor: Int64)](), count: shards.count)
+        if shards.count == 1 {
+            grouped[0] = rows
+        } else {
+            for index in grouped.indices { grouped[index].reserveCapacity(rows.count / shards.count + 16) }
+            for row in rows { grouped[Int(UInt(bitPattern: row.id.hashValue) % UInt(shards.count))].append(row) }
+        }
+        for (index, group) in grouped.enumerated() where !group.isEmpty {
+            shards[index].entries.withLock { entries in
+                entries.reserveCapacity(entries.count + group.count)
+                for row in group { entries[row.id] = Entry(snapshot: nil, floor: row.floor, floorExpires: expires) }
             }
         }
     }

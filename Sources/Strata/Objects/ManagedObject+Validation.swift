@@ -13,8 +13,10 @@ extension ManagedObject {
         var errors: [StrataError] = []
         let layout = entity.layout
         let attributes = layout.storedAttributes
+        let values = attributeValues
         for slot in 0..<attributes.count {
-            let stored = slot < attributeValues.count ? attributeValues[slot] : .null
+            let stored = slot < values.count ? values[slot] : .null
+            if Self.passesWithoutRules(attributes[slot], stored) { continue }
             errors += attributeErrors(attributes[slot], stored: stored, value: nil, useStored: true)
         }
         let transients = layout.transientAttributes
@@ -80,8 +82,8 @@ extension ManagedObject {
         let layout = entity.layout
         let toOneStart = layout.storedAttributes.count + layout.transientAttributes.count
         let toManyStart = toOneStart + layout.toOneRelationships.count
-        let indexes = change == .inserted ? Array(toOneStart..<(toManyStart + layout.toManyRelationships.count)) : changedMask.indexes
-        for index in indexes where index >= toOneStart {
+        let everyRelationship = change == .inserted
+        for index in toOneStart..<(toManyStart + layout.toManyRelationships.count) where everyRelationship || changedMask.contains(index) {
             if index < toManyStart {
                 let slot = index - toOneStart
                 if slot < toOneValues.count, let id = toOneValues[slot], isDangling(id) {
@@ -228,16 +230,23 @@ extension ManagedObject {
     }
 
     /// Required, integer range, min/max, length and pattern checks of one attribute.
-    private func attributeErrors(_ attribute: AttributeDescription, stored: StoredValue, value: Any?, useStored: Bool) -> [StrataError] {
-        // The common case, a value without rules of its own, costs no decoding and no strings.
-        if !stored.isNull && !attribute.hasValueRules {
-            switch attribute.type {
-            case .integer16, .integer32:
-                if case .integer(let int) = stored, let range = attribute.type.integerRange, range.contains(int) { return [] }
-            default:
-                return []
-            }
+    /// Whether `stored` passes `attribute`'s rules without looking further: a value of an
+    /// attribute without rules of its own (range, length, pattern) that fits its type. The
+    /// common case, checked inline: no decoding, no strings, no error array.
+    @inline(__always)
+    private static func passesWithoutRules(_ attribute: AttributeDescription, _ stored: StoredValue) -> Bool {
+        guard !stored.isNull && !attribute.hasValueRules else { return false }
+        switch attribute.type {
+        case .integer16, .integer32:
+            if case .integer(let int) = stored, let range = attribute.type.integerRange { return range.contains(int) }
+            return false
+        default:
+            return true
         }
+    }
+
+    private func attributeErrors(_ attribute: AttributeDescription, stored: StoredValue, value: Any?, useStored: Bool) -> [StrataError] {
+        if Self.passesWithoutRules(attribute, stored) { return [] }
         let key = attribute.name
         let name = "\(entity.name).\(key)"
         if stored.isNull {

@@ -40,6 +40,20 @@ struct PredicateLexer {
         self.characters = Array(source.unicodeScalars)
     }
 
+    /// The token lists of recently parsed format strings (tokens do not depend on the
+    /// arguments: `%@` stays a format specifier), so a predicate built again and again from one
+    /// format, as a lookup per key does, is lexed once.
+    private static let memo = BoundedMemo<String, [PredicateToken]>(capacity: 256)
+    /// Formats longer than this (in UTF-8 bytes) are lexed every time, so the memo stays small.
+    static let longestMemoizedFormat = 1_024
+
+    /// The tokens of `format`, from the memo when it was lexed recently. Throws the lexer's
+    /// error for a malformed string (errors are not memoized). Callable from any thread.
+    static func tokens(of format: String) throws -> [PredicateToken] {
+        guard format.utf8.count <= longestMemoizedFormat else { return try PredicateLexer(format).tokenize() }
+        return try memo.value(for: format) { try PredicateLexer(format).tokenize() }
+    }
+
     func tokenize() throws -> [PredicateToken] {
         var tokens: [PredicateToken] = []
         var index = 0

@@ -38,7 +38,7 @@ struct PredicateParser {
     static let maximumNestingDepth = 5 * maximumTreeDepth
 
     init(format: String, arguments: [Any?]) throws {
-        self.tokens = try PredicateLexer(format).tokenize()
+        self.tokens = try PredicateLexer.tokens(of: format)
         self.arguments = arguments
     }
 

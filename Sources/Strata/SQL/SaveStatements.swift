@@ -5,8 +5,9 @@
 /// order (`SQLiteStore+Save.swift` runs it). Text that depends only on the schema — each
 /// entity's INSERT and DELETEs, each join table's writes, each ordered one-to-many's position
 /// update — is built here once, when the store opens, so a save binds values into cached
-/// statements without building strings per row. Only an UPDATE's text depends on the row (on
-/// which columns changed); it is assembled from pieces built here once.
+/// statements without building strings per row. Only an UPDATE's text depends on the row's
+/// shape (which columns changed); it is assembled from pieces built here once, once per shape
+/// and save.
 ///
 /// Statements keep Core Data's layout: `Z_PK` the primary key, `Z_ENT` the entity code,
 /// `Z_OPT` the row version that optimistic locking compares.
@@ -87,48 +88,36 @@ struct SaveStatements: Sendable {
         entities[ObjectIdentifier(entity)]?.insert
     }
 
-    /// The UPDATE of the changed columns of a row of `entity`, with its bindings:
+    /// The UPDATE of the changed columns of a row of `entity`:
     ///
     /// ```sql
     /// UPDATE "<table>" SET <changed attributes>, <changed to-ones>, Z_OPT = Z_OPT + 1
-    /// WHERE Z_PK = ? [AND Z_OPT = ?] RETURNING Z_OPT
+    /// WHERE Z_PK = ? AND Z_OPT = ?          -- checking the version
+    /// WHERE Z_PK = ? RETURNING Z_OPT        -- not checking it
     /// ```
     ///
-    /// Attributes come in the order of `changedAttributeSlots`, then each changed to-one's key
-    /// (resolved by `key`) and, where the destination has sub-entities, its entity code. With
-    /// an `expectedVersion` the row is only written if its `Z_OPT` still is that version
-    /// (optimistic locking): no row comes back on a conflict. Without one (a merge policy that
-    /// lets the object win) the row is written whatever its version. Slots beyond the entity's
-    /// are ignored; values missing for a changed slot are NULL. Nil when `entity` has no table.
-    func update(
-        _ entity: EntityDescription, primaryKey: Int64, expectedVersion: Int64?,
-        attributes: ContiguousArray<StoredValue>, changedAttributeSlots: [Int],
-        toOne: ContiguousArray<ManagedObjectID?>, changedToOneSlots: [Int],
-        key: (ManagedObjectID?) throws -> StoredValue
-    ) rethrows -> SQLFragment? {
+    /// Its text depends only on the row's shape (entity, changed slots, version check), so a
+    /// save builds it once per shape and binds each row's values: the attributes in the order
+    /// of `changedAttributeSlots`, then each changed to-one's key and, where its destination has
+    /// sub-entities, its entity code; then `Z_PK`; then, when `checkingVersion`, the version the
+    /// row must still have (optimistic locking: no row changes on a conflict, and the new
+    /// version is the expected one plus 1 otherwise, so the statement needs no `RETURNING`,
+    /// which costs SQLite a temporary table per run). Slots beyond
+    /// the entity's columns (`SQLiteSchema.EntityColumns`) are left out. Nil when `entity` has
+    /// no table. Callable from any thread.
+    func update(_ entity: EntityDescription, changedAttributeSlots: [Int], changedToOneSlots: [Int], checkingVersion: Bool) -> String? {
         guard let writes = entities[ObjectIdentifier(entity)] else { return nil }
-        var sql = SQLFragment(writes.updatePrefix)
+        var sql = writes.updatePrefix
         for slot in changedAttributeSlots where slot < writes.attributeAssignments.count {
-            sql.text += writes.attributeAssignments[slot]
-            sql.bindings.append(slot < attributes.count ? attributes[slot] : .null)
+            sql += writes.attributeAssignments[slot]
         }
         for slot in changedToOneSlots where slot < writes.toOneAssignments.count {
             let assignment = writes.toOneAssignments[slot]
-            let target = slot < toOne.count ? toOne[slot] : nil
-            sql.text += assignment.key
-            sql.bindings.append(try key(target))
-            if let entityCode = assignment.entityCode {
-                sql.text += entityCode
-                sql.bindings.append(target.map { .integer($0.entity.layout.code) } ?? .null)
-            }
+            sql += assignment.key
+            if let entityCode = assignment.entityCode { sql += entityCode }
         }
-        sql.text += "Z_OPT = Z_OPT + 1 WHERE Z_PK = ?"
-        sql.bindings.append(.integer(primaryKey))
-        if let expectedVersion {
-            sql.text += " AND Z_OPT = ?"
-            sql.bindings.append(.integer(expectedVersion))
-        }
-        sql.text += " RETURNING Z_OPT"
+        sql += "Z_OPT = Z_OPT + 1 WHERE Z_PK = ?"
+        sql += checkingVersion ? " AND Z_OPT = ?" : " RETURNING Z_OPT"
         return sql
     }
 

@@ -66,40 +66,28 @@ struct SaveSQLTests {
     @Test("an UPDATE writes only the changed columns, guarded by the row version Z_OPT")
     func updateWithVersionGuard() throws {
         // Optimistic locking as in Core Data: the row is written only if Z_OPT is still the
-        // version the context read, and Z_OPT goes up by one; RETURNING gives the new version, and
-        // no row back means someone else saved first (a merge conflict). Values are bindings.
+        // version the context read, and Z_OPT goes up by one; no row changed means someone else
+        // saved first (a merge conflict), one row changed means the new version is the read one
+        // plus 1, so no RETURNING is needed. Values are bindings (the store binds each row's
+        // values into the statement of its shape, built once per shape).
         let title = try library.attributeSlot("title", of: library.book)
         let editor = try library.toOneSlot("editor", of: library.book)
-        var attributes = library.book.layout.defaultValues
-        attributes[title] = .text("Dune")
-        var toOne = ContiguousArray<ManagedObjectID?>(repeating: nil, count: library.book.layout.toOneRelationships.count)
-        toOne[editor] = library.id(library.editor, 9)
-        let key: (ManagedObjectID?) -> StoredValue = { id in id?.primaryKey.map { .integer($0) } ?? .null }
-        let sql = try #require(
-            statements.update(
-                library.book, primaryKey: 7, expectedVersion: 3, attributes: attributes, changedAttributeSlots: [title],
-                toOne: toOne, changedToOneSlots: [editor], key: key))
-        #expect(sql.text == #"UPDATE "ZBOOK" SET "ZTITLE" = ?, "ZEDITOR" = ?, "ZEDITOR_ENT" = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ? RETURNING Z_OPT"#)
-        // The editor is an Editor (code 4): its key and its entity code.
-        #expect(sql.bindings == [.text("Dune"), .integer(9), .integer(4), .integer(7), .integer(3)])
+        let sql = try #require(statements.update(library.book, changedAttributeSlots: [title], changedToOneSlots: [editor], checkingVersion: true))
+        // The editor's destination has sub-entities: its key and its entity code.
+        #expect(sql == #"UPDATE "ZBOOK" SET "ZTITLE" = ?, "ZEDITOR" = ?, "ZEDITOR_ENT" = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ?"#)
 
-        // A merge policy that lets the object win writes whatever the version; clearing a to-one
-        // writes NULL to both of its columns.
-        let overwrite = try #require(
-            statements.update(
-                library.book, primaryKey: 7, expectedVersion: nil, attributes: attributes, changedAttributeSlots: [],
-                toOne: [nil, nil], changedToOneSlots: [editor], key: key))
-        #expect(overwrite.text == #"UPDATE "ZBOOK" SET "ZEDITOR" = ?, "ZEDITOR_ENT" = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ? RETURNING Z_OPT"#)
-        #expect(overwrite.bindings == [.null, .null, .integer(7)])
+        // A merge policy that lets the object win writes whatever the version, and reads the
+        // new version back.
+        let overwrite = try #require(statements.update(library.book, changedAttributeSlots: [], changedToOneSlots: [editor], checkingVersion: false))
+        #expect(overwrite == #"UPDATE "ZBOOK" SET "ZEDITOR" = ?, "ZEDITOR_ENT" = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ? RETURNING Z_OPT"#)
 
         // A sub-entity updates the shared table with its own columns.
         let level = try library.attributeSlot("level", of: library.editor)
-        let promoted = try #require(
-            statements.update(
-                library.editor, primaryKey: 9, expectedVersion: 1, attributes: [.text("Eve"), .integer(2)], changedAttributeSlots: [level],
-                toOne: [], changedToOneSlots: [], key: key))
-        #expect(promoted.text == #"UPDATE "ZPERSON" SET "ZLEVEL" = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ? RETURNING Z_OPT"#)
-        #expect(promoted.bindings == [.integer(2), .integer(9), .integer(1)])
+        let promoted = try #require(statements.update(library.editor, changedAttributeSlots: [level], changedToOneSlots: [], checkingVersion: true))
+        #expect(promoted == #"UPDATE "ZPERSON" SET "ZLEVEL" = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ?"#)
+        // Slots the entity does not have are left out; an unknown entity has no UPDATE.
+        #expect(statements.update(library.editor, changedAttributeSlots: [level, 99], changedToOneSlots: [99], checkingVersion: true) == promoted)
+        #expect(statements.update(EntityDescription(name: "Elsewhere"), changedAttributeSlots: [], changedToOneSlots: [], checkingVersion: true) == nil)
     }
 
     @Test("a DELETE is guarded by Z_OPT unless the object wins")

@@ -61,7 +61,7 @@ struct SaveSequenceTests {
             #expect(
                 updated == [
                     "BEGIN IMMEDIATE TRANSACTION",
-                    #"UPDATE "ZSONG" SET "ZTITLE" = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ? RETURNING Z_OPT"#,
+                    #"UPDATE "ZSONG" SET "ZTITLE" = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ?"#,
                     "COMMIT TRANSACTION",
                 ])
 
@@ -76,8 +76,8 @@ struct SaveSequenceTests {
             #expect(
                 deleted == [
                     "BEGIN IMMEDIATE TRANSACTION",
-                    #"UPDATE "ZSONG" SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ? RETURNING Z_OPT"#,
-                    #"UPDATE "ZSONG" SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ? RETURNING Z_OPT"#,
+                    #"UPDATE "ZSONG" SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ?"#,
+                    #"UPDATE "ZSONG" SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ?"#,
                     #"DELETE FROM "ZPLAYLIST" WHERE Z_PK = ? AND Z_OPT = ?"#,
                     #"DELETE FROM "Z_PLAYLIST_SONGS" WHERE Z_SOURCE = ?"#,
                     "COMMIT TRANSACTION",

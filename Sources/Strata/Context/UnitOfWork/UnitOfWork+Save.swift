@@ -17,26 +17,35 @@ extension UnitOfWork {
         var changes = StoreChangeSet()
         let insertedObjects = inserted.objects
         changes.inserts.reserveCapacity(insertedObjects.count)
+        // Every slot of an inserted row is written: one pair of slot arrays per entity in a row.
+        var lastInsertShape: (layout: EntityLayout, attributeSlots: [Int], toOneSlots: [Int])?
         for object in insertedObjects {
             let layout = object.entity.layout
+            if lastInsertShape?.layout !== layout {
+                lastInsertShape = (layout, Array(0..<layout.storedAttributes.count), Array(0..<layout.toOneRelationships.count))
+            }
+            let shape = lastInsertShape ?? (layout, [], [])
             changes.inserts.append(
                 RowChange(
                     objectID: object.objectID, baseVersion: 0, attributes: object.attributeValues, toOne: object.toOneValues,
-                    changedAttributeSlots: Array(0..<layout.storedAttributes.count), changedToOneSlots: Array(0..<layout.toOneRelationships.count)))
+                    changedAttributeSlots: shape.attributeSlots, changedToOneSlots: shape.toOneSlots))
             appendToManyChanges(of: object, to: &changes)
         }
+        changes.updates.reserveCapacity(updated.count)
+        // Updated objects mostly share one change shape (the same keys edited on each): the
+        // slot arrays of the last shape are reused, so a row costs no arrays of its own and
+        // the store finds its prepared UPDATE by an identity check.
+        var lastShape: (layout: EntityLayout, mask: ChangeMask, attributeSlots: [Int], toOneSlots: [Int])?
         for object in updated.objects {
             let layout = object.entity.layout
-            var attributeSlots: [Int] = []
-            var toOneSlots: [Int] = []
-            let attributeCount = layout.storedAttributes.count
-            let toOneStart = attributeCount + layout.transientAttributes.count
-            for index in object.changedMask.indexes {
-                if index < attributeCount {
-                    attributeSlots.append(index)
-                } else if index >= toOneStart && index < toOneStart + layout.toOneRelationships.count {
-                    toOneSlots.append(index - toOneStart)
-                }
+            let attributeSlots: [Int]
+            let toOneSlots: [Int]
+            if let shape = lastShape, shape.layout === layout, shape.mask == object.changedMask {
+                attributeSlots = shape.attributeSlots
+                toOneSlots = shape.toOneSlots
+            } else {
+                (attributeSlots, toOneSlots) = Self.changedSlots(object.changedMask, layout: layout)
+                lastShape = (layout, object.changedMask, attributeSlots, toOneSlots)
             }
             changes.updates.append(
                 RowChange(
@@ -48,6 +57,22 @@ extension UnitOfWork {
             changes.deletes.append(RowDeletion(objectID: object.objectID, baseVersion: object.snapshot?.version ?? 0, base: object.snapshot))
         }
         return changes
+    }
+
+    /// The stored-attribute and to-one slots a change mask names (in increasing order).
+    private static func changedSlots(_ mask: ChangeMask, layout: EntityLayout) -> (attributes: [Int], toOnes: [Int]) {
+        var attributeSlots: [Int] = []
+        var toOneSlots: [Int] = []
+        let attributeCount = layout.storedAttributes.count
+        let toOneStart = attributeCount + layout.transientAttributes.count
+        for index in mask.indexes {
+            if index < attributeCount {
+                attributeSlots.append(index)
+            } else if index >= toOneStart && index < toOneStart + layout.toOneRelationships.count {
+                toOneSlots.append(index - toOneStart)
+            }
+        }
+        return (attributeSlots, toOneSlots)
     }
 
     /// The to-many edits of `object`: what each loaded to-many gained and lost since it was

@@ -48,7 +48,7 @@ struct PredicateBinder {
     private mutating func bind(_ comparison: ComparisonNode) throws -> BoundPredicate {
         let lhs = try resolve(comparison.lhs)
         let rhs = try resolve(comparison.rhs)
-        let text = PredicateFormatter.format(comparison)
+        let text = ComparisonText(node: comparison)
 
         // A collection on the left: quantify over its elements.
         if case .collection(let collection, let rest) = lhs {
@@ -103,7 +103,7 @@ struct PredicateBinder {
     }
 
     /// A comparison of two resolved operands (no collections left).
-    private mutating func compare(_ lhsIn: Resolved, _ opIn: ComparisonOperator, _ options: ComparisonOptions, _ rhsIn: Resolved, text: String) throws -> BoundPredicate {
+    private mutating func compare(_ lhsIn: Resolved, _ opIn: ComparisonOperator, _ options: ComparisonOptions, _ rhsIn: Resolved, text: ComparisonText) throws -> BoundPredicate {
         var lhs = lhsIn
         var rhs = rhsIn
         var op = opIn
@@ -219,7 +219,7 @@ struct PredicateBinder {
 
     // MARK: Coercion of constants
 
-    private func coerceExpression(_ resolved: Resolved, to kind: ValueKind, against left: BoundExpression, text: String) throws -> BoundExpression {
+    private func coerceExpression(_ resolved: Resolved, to kind: ValueKind, against left: BoundExpression, text: ComparisonText) throws -> BoundExpression {
         switch resolved {
         case .scalar(let expression):
             try checkCompatible(left, expression, text: text)
@@ -233,7 +233,7 @@ struct PredicateBinder {
         }
     }
 
-    private func checkCompatible(_ a: BoundExpression, _ b: BoundExpression, text: String) throws {
+    private func checkCompatible(_ a: BoundExpression, _ b: BoundExpression, text: ComparisonText) throws {
         let x = a.kind
         let y = b.kind
         if x == y || x == .null || y == .null { return }
@@ -248,7 +248,7 @@ struct PredicateBinder {
     }
 
     /// Converts a constant to the stored form of the values it is compared with.
-    func coerce(_ value: PredicateValue, to kind: ValueKind, against left: BoundExpression, text: String) throws -> BoundExpression {
+    func coerce(_ value: PredicateValue, to kind: ValueKind, against left: BoundExpression, text: ComparisonText) throws -> BoundExpression {
         func mismatch() -> StrataError {
             var message = "'\(text)': "
             if case .attribute(_, let attribute, _) = left {
@@ -554,4 +554,11 @@ protocol ResultNameResolver: AnyObject {
     /// A result column computing the aggregate function call `node`, or nil when `node` is not
     /// an aggregate over the fetched objects.
     func resolveAggregate(_ node: ExpressionNode) throws -> BoundExpression?
+}
+
+/// A comparison's format text for error messages, formatted only when a message uses it: a
+/// successful bind formats nothing. Used on the binding caller's queue.
+struct ComparisonText: CustomStringConvertible {
+    let node: ComparisonNode
+    var description: String { PredicateFormatter.format(node) }
 }

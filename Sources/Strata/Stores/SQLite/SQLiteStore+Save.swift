@@ -98,9 +98,10 @@ extension SQLiteStore {
         }
         // 3. Updates, with optimistic locking.
         var conflicts: [MergeConflict] = []
+        var updateStatements = PreparedUpdates()
         for update in changes.updates {
             guard let pk = update.objectID.primaryKey else { continue }
-            if let version = try updateRow(update, pk: pk, resolve: resolve, on: connection) {
+            if let version = try updateRow(update, pk: pk, statements: &updateStatements, resolve: resolve, on: connection) {
                 result.versions[update.objectID] = version
             } else {
                 conflicts.append(try conflict(for: update.objectID, baseVersion: update.baseVersion, objectValues: update, on: connection))
@@ -162,28 +163,6 @@ extension SQLiteStore {
             failure.objectID = insert.objectID
             throw failure
         }
-    }
-
-    /// Writes the changed columns; returns the new version, or nil on a version conflict.
-    private func updateRow(_ update: RowChange, pk: Int64, resolve: (ManagedObjectID?) throws -> SQLiteValue, on connection: SQLiteConnection) throws -> Int64? {
-        let entity = update.objectID.entity
-        guard
-            let sql = try saveSQL.update(
-                entity, primaryKey: pk, expectedVersion: update.ignoresVersion ? nil : update.baseVersion,
-                attributes: update.attributes, changedAttributeSlots: update.changedAttributeSlots,
-                toOne: update.toOne, changedToOneSlots: update.changedToOneSlots, key: { StoredValue(try resolve($0)) })
-        else { return nil }
-        let statement = try connection.cachedStatement(sql.text)
-        var newVersion: Int64?
-        do {
-            try statement.forEachRow(sql.bindings.sqliteValues) { newVersion = $0.int64(at: 0) }
-        } catch let error as SQLiteError where error.isConstraintViolation {
-            var failure = StrataError.sqlite(error, while: "Updating \(entity.name)", url: url, defaultCode: StrataError.Code.managedObjectConstraintMerge)
-            failure.entityName = entity.name
-            failure.objectID = update.objectID
-            throw failure
-        }
-        return newVersion
     }
 
     private func conflict(for id: ManagedObjectID, baseVersion: Int64, objectValues: RowChange?, on connection: SQLiteConnection) throws -> MergeConflict {

@@ -1,0 +1,101 @@
+import StrataSQLite
+
+/// The UPDATEs of one save: one prepared statement per row shape (entity, changed slots,
+/// version check), each row's values bound straight into it — no SQL text, bindings array or
+/// statement-cache lookup per row.
+extension SQLiteStore {
+    /// The shape of an updated row: what its UPDATE's text depends on.
+    struct UpdateShape: Hashable {
+        let entity: ObjectIdentifier
+        let attributeSlots: [Int]
+        let toOneSlots: [Int]
+        let checksVersion: Bool
+
+        init(_ update: RowChange) {
+            entity = ObjectIdentifier(update.objectID.entity)
+            attributeSlots = update.changedAttributeSlots
+            toOneSlots = update.changedToOneSlots
+            checksVersion = !update.ignoresVersion
+        }
+    }
+
+    /// The statements prepared so far in one save, by shape. Used inside the save's write
+    /// transaction, on the writer connection's thread.
+    struct PreparedUpdates {
+        /// A shape's statement and its entity's columns.
+        typealias Prepared = (statement: SQLiteStatement, columns: SQLiteSchema.EntityColumns)
+        private var byShape: [UpdateShape: Prepared] = [:]
+        // Rows of one save mostly share a shape (the change set reuses its slot arrays, so
+        // comparing them is an identity check): the last one is tried first.
+        private var last: (shape: UpdateShape, prepared: Prepared)?
+
+        /// The UPDATE for `update`'s shape, prepared on `connection` on first use, with the
+        /// columns of its entity. Nil when the entity has no table in `store`.
+        mutating func statement(for update: RowChange, store: SQLiteStore, on connection: SQLiteConnection) throws -> Prepared? {
+            if let last, last.shape.entity == ObjectIdentifier(update.objectID.entity), last.shape.checksVersion == !update.ignoresVersion,
+                last.shape.attributeSlots == update.changedAttributeSlots, last.shape.toOneSlots == update.changedToOneSlots
+            {
+                return last.prepared
+            }
+            let shape = UpdateShape(update)
+            if let prepared = byShape[shape] {
+                last = (shape, prepared)
+                return prepared
+            }
+            guard
+                let columns = store.schema.columns(for: update.objectID.entity),
+                let sql = store.saveSQL.update(
+                    update.objectID.entity, changedAttributeSlots: shape.attributeSlots, changedToOneSlots: shape.toOneSlots,
+                    checkingVersion: shape.checksVersion)
+            else { return nil }
+            let prepared = (try connection.cachedStatement(sql), columns)
+            byShape[shape] = prepared
+            last = (shape, prepared)
+            return prepared
+        }
+    }
+
+    /// Writes the changed columns of `update` with its shape's statement (see
+    /// ``SaveStatements/update(_:changedAttributeSlots:changedToOneSlots:checkingVersion:)``
+    /// for the binding order); returns the new version, or nil on a version conflict (or when
+    /// the entity has no table). Runs inside the save's transaction, on the writer's thread.
+    func updateRow(
+        _ update: RowChange, pk: Int64, statements: inout PreparedUpdates, resolve: (ManagedObjectID?) throws -> SQLiteValue,
+        on connection: SQLiteConnection
+    ) throws -> Int64? {
+        let entity = update.objectID.entity
+        guard let (statement, columns) = try statements.statement(for: update, store: self, on: connection) else { return nil }
+        var index: Int32 = 1
+        for slot in update.changedAttributeSlots where slot < columns.attributeColumns.count {
+            try statement.bind(stored: slot < update.attributes.count ? update.attributes[slot] : .null, at: index)
+            index += 1
+        }
+        for slot in update.changedToOneSlots where slot < columns.toOneColumns.count {
+            let target = slot < update.toOne.count ? update.toOne[slot] : nil
+            try statement.bind(try resolve(target), at: index)
+            index += 1
+            if columns.toOneColumns[slot].entityCode != nil {
+                if let target { statement.bind(int64: target.entity.layout.code, at: index) } else { try statement.bind(.null, at: index) }
+                index += 1
+            }
+        }
+        statement.bind(int64: pk, at: index)
+        var newVersion: Int64?
+        do {
+            if update.ignoresVersion {
+                try statement.forEachRow { newVersion = $0.int64(at: 0) }
+            } else {
+                // The row had the expected version when (and only when) it changed.
+                statement.bind(int64: update.baseVersion, at: index + 1)
+                try statement.execute()
+                if connection.changes > 0 { newVersion = update.baseVersion + 1 }
+            }
+        } catch let error as SQLiteError where error.isConstraintViolation {
+            var failure = StrataError.sqlite(error, while: "Updating \(entity.name)", url: url, defaultCode: StrataError.Code.managedObjectConstraintMerge)
+            failure.entityName = entity.name
+            failure.objectID = update.objectID
+            throw failure
+        }
+        return newVersion
+    }
+}
