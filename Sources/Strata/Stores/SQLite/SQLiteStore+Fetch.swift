@@ -134,32 +134,6 @@ extension SQLiteStore {
         }
     }
 
-    func snapshots(for ids: [ManagedObjectID], options: ReadOptions) throws -> [RowSnapshot] {
-        guard !ids.isEmpty else { return [] }
-        var byTable: [String: [Int64]] = [:]
-        for id in ids {
-            guard let pk = id.primaryKey, let table = schema.table(for: id.entity) else { continue }
-            byTable[table.name, default: []].append(pk)
-        }
-        do {
-            return try pool.withReader(options) { connection in
-                var rows: [RowSnapshot] = []
-                rows.reserveCapacity(ids.count)
-                var decoder = RowDecoder(store: self)
-                for (tableName, keys) in byTable.sorted(by: { $0.key < $1.key }) {
-                    guard let sql = fetchSQL.rowsByKeys(inTable: tableName) else { continue }
-                    let statement = try connection.cachedStatement(sql)
-                    try statement.forEachRow([FetchStatements.keyList(keys).sqliteValue]) { row in
-                        if let snapshot = decoder.decode(row, offset: 0) { rows.append(snapshot) }
-                    }
-                }
-                return rows
-            }
-        } catch {
-            throw wrap(error, "Loading rows")
-        }
-    }
-
     func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
         var result: [ManagedObjectID: [ManagedObjectID]] = [:]
         var owners: [Int64: ManagedObjectID] = [:]
