@@ -133,27 +133,4 @@ extension SQLiteStore {
             return RowSnapshot(objectID: ManagedObjectID(entity: entity, primaryKey: pk, store: store.token), version: version, attributes: attributes, toOne: toOne, fetchedAt: fetchedAt)
         }
     }
-
-    func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
-        var result: [ManagedObjectID: [ManagedObjectID]] = [:]
-        var owners: [Int64: ManagedObjectID] = [:]
-        for id in ids {
-            result[id] = []
-            if let pk = id.primaryKey { owners[pk] = id }
-        }
-        guard !owners.isEmpty, let destination = relationship.destinationEntity, let sql = fetchSQL.toManyContents(of: relationship) else { return result }
-        do {
-            try pool.withReader(options) { connection in
-                let statement = try connection.cachedStatement(sql)
-                try statement.forEachRow([FetchStatements.keyList(Array(owners.keys)).sqliteValue]) { row in
-                    guard let owner = owners[row.int64(at: 0)] else { return }
-                    let entity = model.entity(forCode: row.int64(at: 2)) ?? destination
-                    result[owner, default: []].append(ManagedObjectID(entity: entity, primaryKey: row.int64(at: 1), store: token))
-                }
-            }
-        } catch {
-            throw wrap(error, "Loading \(relationship.entity?.name ?? "?").\(relationship.name)")
-        }
-        return result
-    }
 }

@@ -89,4 +89,46 @@ extension SQLiteStore {
         }
         return first...last
     }
+
+    /// The contents of `relationship` for each of `ids` (every owner gets an entry), in one
+    /// read ordered by owner: each owner's members are gathered in one array and filed once,
+    /// not appended to the result dictionary row by row. Callable from any thread.
+    func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
+        var result: [ManagedObjectID: [ManagedObjectID]] = [:]
+        result.reserveCapacity(ids.count)
+        var owners: [Int64: ManagedObjectID] = [:]
+        owners.reserveCapacity(ids.count)
+        for id in ids {
+            result[id] = []
+            if let pk = id.primaryKey { owners[pk] = id }
+        }
+        guard !owners.isEmpty, let destination = relationship.destinationEntity, let sql = fetchSQL.toManyContents(of: relationship) else { return result }
+        do {
+            try pool.withReader(options) { connection in
+                let statement = try connection.cachedStatement(sql)
+                var currentKey: Int64?
+                var current: ManagedObjectID?
+                var members: [ManagedObjectID] = []
+                func file() {
+                    if let current, !members.isEmpty { result[current] = members }
+                    members = []
+                }
+                try statement.forEachRow([.text(FetchStatements.keyListText(Array(owners.keys)))]) { row in
+                    let key = row.int64(at: 0)
+                    if key != currentKey {
+                        file()
+                        currentKey = key
+                        current = owners[key]
+                    }
+                    guard current != nil else { return }
+                    let entity = model.entity(forCode: row.int64(at: 2)) ?? destination
+                    members.append(ManagedObjectID(entity: entity, primaryKey: row.int64(at: 1), store: token))
+                }
+                file()
+            }
+        } catch {
+            throw wrap(error, "Loading \(relationship.entity?.name ?? "?").\(relationship.name)")
+        }
+        return result
+    }
 }
