@@ -17,8 +17,9 @@ public final class BatchedFetchResults<Element: ManagedObject>: RandomAccessColl
     public let batchSize: Int
     /// How many batches stay loaded (the rest are released).
     public let retainedBatchCount: Int
-    private var loaded: [Int: [Element]] = [:]
-    private var loadOrder: [Int] = []
+    /// The loaded batches, oldest first (at most `retainedBatchCount`): a batch number and its
+    /// objects, whose classes `fetchBatched` checked against `Element`.
+    private var loaded: [(batch: Int, objects: [ManagedObject])] = []
     /// Batches loaded from the store so far.
     public private(set) var batchesLoaded = 0
     /// Batches released so far.
@@ -38,31 +39,37 @@ public final class BatchedFetchResults<Element: ManagedObject>: RandomAccessColl
     public subscript(position: Int) -> Element {
         context.checkAccess("BatchedFetchResults[]")
         let batch = position / batchSize
-        if let objects = loaded[batch] { return objects[position - batch * batchSize] }
-        let objects = load(batch)
-        return objects[position - batch * batchSize]
+        let objects = loadedObjects(of: batch) ?? load(batch)
+        return Self.element(objects[position - batch * batchSize])
+    }
+
+    /// `object` as an `Element`: `fetchBatched` checked that every entity the fetch can return
+    /// has `Element`'s class (or a subclass), so the cast cannot fail.
+    @inline(__always) private static func element(_ object: ManagedObject) -> Element {
+        (object as? Element) ?? unsafeDowncast(object, to: Element.self)
+    }
+
+    /// The objects of `batch` if it is loaded (the most recent batch is checked first).
+    @inline(__always) private func loadedObjects(of batch: Int) -> [ManagedObject]? {
+        for index in loaded.indices.reversed() where loaded[index].batch == batch { return loaded[index].objects }
+        return nil
     }
 
     /// The object ID at `position`, without loading anything.
     public func objectID(at position: Int) -> ManagedObjectID { ids[position] }
 
-    private func load(_ batch: Int) -> [Element] {
+    /// Loads `batch` (one read for the rows it lacks), first releasing the oldest loaded batch
+    /// when `retainedBatchCount` are loaded, so a walk holds at most that many batches.
+    private func load(_ batch: Int) -> [ManagedObject] {
         let start = batch * batchSize
         let end = Swift.min(ids.count, start + batchSize)
-        let batchIDs = (start..<end).map { ids[$0] }
-        let objects = context.objectsWithValues(for: batchIDs).map { object -> Element in
-            // fetchBatched checked that every entity the fetch can return has Element's class
-            // (or a subclass), so the downcast cannot fail.
-            (object as? Element) ?? unsafeDowncast(object, to: Element.self)
-        }
-        batchesLoaded += 1
-        loaded[batch] = objects
-        loadOrder.append(batch)
-        while loadOrder.count > retainedBatchCount {
-            let evicted = loadOrder.removeFirst()
-            loaded[evicted] = nil
+        while loaded.count >= retainedBatchCount {
+            loaded.removeFirst()
             batchesReleased += 1
         }
+        let objects = context.batchObjects(ids, positions: start..<end)
+        batchesLoaded += 1
+        loaded.append((batch, objects))
         return objects
     }
 }
@@ -93,48 +100,5 @@ extension ManagedObjectContext {
         }
         let size = request.fetchBatchSize > 0 ? request.fetchBatchSize : 500
         return BatchedFetchResults(context: self, ids: ids, batchSize: size, retainedBatchCount: retainedBatches)
-    }
-
-    /// The objects for `ids`, in order, with their values loaded (one query for those not
-    /// already loaded or cached).
-    func objectsWithValues(for ids: [ManagedObjectID]) -> [ManagedObject] {
-        let objects = ids.map { registeredOrFault($0) }
-        let staleness = stalenessInterval
-        let needed = objects.filter { $0.isFaultStorage && !($0.snapshot?.isFresh(stalenessInterval: staleness) ?? false) }.map(\.objectID)
-        if !needed.isEmpty {
-            do {
-                try loadBatch(needed, maxAge: staleness)
-            } catch let error as StrataError {
-                recordContextProblem(error)
-            } catch {
-                recordContextProblem(StrataError(code: StrataError.Code.coreData, message: "Loading a batch failed: \(error)"))
-            }
-        }
-        for object in objects where object.isFaultStorage {
-            if let snapshot = object.snapshot {
-                apply(snapshot, to: object)
-            } else {
-                fulfillFault(of: object)
-            }
-        }
-        return objects
-    }
-
-    /// Loads the rows of one batch of a batched walk in one read and attaches each to its
-    /// registered fault, which then fires without I/O. The one batch loader of both batched
-    /// paths: a batch of ``BatchedFetchResults`` and the batch a fault of a `fetch` with
-    /// `fetchBatchSize` belongs to. The read does not fill the row cache (a walk reads each row
-    /// once and releases it a batch later: caching would only add an entry per row and a purge
-    /// behind the reader) but takes cached rows no older than `maxAge`. Returns the rows read.
-    @discardableResult
-    func loadBatch(_ ids: [ManagedObjectID], maxAge: TimeInterval) throws -> [RowSnapshot] {
-        let rows = try requireParentStore().snapshots(for: ids, options: ReadOptions(rowCache: .doNotFill, maxAge: maxAge))
-        for row in rows {
-            if let object = findRegistered(row.objectID), object.isFaultStorage {
-                object.snapshot = row
-                object.faultBatch = nil
-            }
-        }
-        return rows
     }
 }

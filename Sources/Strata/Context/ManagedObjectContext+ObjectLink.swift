@@ -40,7 +40,7 @@ extension ManagedObjectContext: ObjectContextLink {
         }
         let snapshots: [RowSnapshot]
         if object.faultBatch != nil {
-            snapshots = try loadBatch(batchFaultingIDs(around: object), maxAge: staleness)
+            snapshots = try loadBatch(batchFaultingIDs(around: object))
         } else {
             snapshots = try requireParentStore().snapshots(for: [object.objectID], options: ReadOptions(maxAge: staleness))
         }

@@ -180,16 +180,24 @@ extension PersistentStoreCoordinator: ParentStore {
     }
 
     /// Answers from the row cache what `options` allows (`rowCacheMaxAge`), loads the rest from
-    /// the stores, and caches what it loaded when `options.fillsRowCache`.
+    /// the stores, and caches what it loaded when `options.fillsRowCache` (up to
+    /// `rowCacheFetchLimit` rows, as for fetches). With `rowCacheMaxAge` 0 (a batch of a
+    /// batched walk, a pinned read) the IDs go to the store as they are, without a cache lookup
+    /// per ID.
     func snapshots(for ids: [ManagedObjectID], options: ReadOptions) throws -> [RowSnapshot] {
         var result: [RowSnapshot] = []
         var missing: [ManagedObjectID] = []
         let maxAge = options.rowCacheMaxAge
-        for id in ids {
-            if let cached = rowCache.snapshot(for: id, maxAge: maxAge) {
-                result.append(cached)
-            } else if !id.isTemporaryID {
-                missing.append(id)
+        if maxAge == 0, !ids.contains(where: \.isTemporaryID) {
+            missing = ids
+        } else {
+            missing.reserveCapacity(ids.count)
+            for id in ids {
+                if let cached = rowCache.snapshot(for: id, maxAge: maxAge) {
+                    result.append(cached)
+                } else if !id.isTemporaryID {
+                    missing.append(id)
+                }
             }
         }
         guard !missing.isEmpty else { return result }
@@ -205,7 +213,8 @@ extension PersistentStoreCoordinator: ParentStore {
             }
             loaded = try grouped.values.flatMap { try $0.0.backend.snapshots(for: $0.1, options: options) }
         }
-        if options.fillsRowCache { rowCache.store(loaded) }
+        if options.fillsRowCache && loaded.count <= Self.rowCacheFetchLimit { rowCache.store(loaded) }
+        if result.isEmpty { return loaded }
         result += loaded
         return result
     }

@@ -15,6 +15,8 @@ struct FetchStatements: Sendable {
     private let rowsByKeys: [String: String]
     /// By table name: the row with a key.
     private let rowsByKey: [String: String]
+    /// By table name: the rows whose keys are in a closed range, in key order.
+    private let rowsInKeyRange: [String: String]
     /// By to-many relationship: its contents for a key list of owners.
     private let toManyContents: [ObjectIdentifier: String]
 
@@ -23,15 +25,18 @@ struct FetchStatements: Sendable {
         var rowColumns: [String: String] = [:]
         var rowsByKeys: [String: String] = [:]
         var rowsByKey: [String: String] = [:]
+        var rowsInKeyRange: [String: String] = [:]
         for (name, table) in schema.tables {
             let columns = Self.rowColumns(of: table)
             rowColumns[name] = columns
             rowsByKeys[name] = "SELECT " + columns + " FROM " + SQLFragment.identifier(name) + " t0 WHERE t0.Z_PK IN (SELECT value FROM json_each(?))"
             rowsByKey[name] = "SELECT " + columns + " FROM " + SQLFragment.identifier(name) + " t0 WHERE t0.Z_PK = ?"
+            rowsInKeyRange[name] = "SELECT " + columns + " FROM " + SQLFragment.identifier(name) + " t0 WHERE t0.Z_PK BETWEEN ? AND ? ORDER BY t0.Z_PK"
         }
         self.rowColumns = rowColumns
         self.rowsByKeys = rowsByKeys
         self.rowsByKey = rowsByKey
+        self.rowsInKeyRange = rowsInKeyRange
         var toManyContents: [ObjectIdentifier: String] = [:]
         for relationship in schema.toManyRelationships {
             guard let destination = relationship.destinationEntity, let storage = schema.storage(of: relationship),
@@ -110,6 +115,13 @@ struct FetchStatements: Sendable {
         rowsByKeys[table]
     }
 
+    /// The rows of a table whose keys lie in a closed range (binds the first and the last key),
+    /// in key order, with every column: one range read of the table's rowid b-tree, how a batch
+    /// of consecutive keys (a batched walk in key order) is loaded. Nil for an unknown table.
+    func rowsInKeyRange(inTable table: String) -> String? {
+        rowsInKeyRange[table]
+    }
+
     /// The row of a table with a key (binds `Z_PK`), with every column: how a save reads the
     /// stored row of a conflict. Nil for an unknown table.
     func rowByKey(inTable table: String) -> String? {
@@ -119,7 +131,32 @@ struct FetchStatements: Sendable {
     /// The binding of a key list: a JSON array of keys, read with `json_each`, so one statement
     /// serves any number of keys.
     static func keyList(_ keys: [Int64]) -> StoredValue {
-        .text("[" + keys.map(String.init).joined(separator: ",") + "]")
+        .text(keyListText(keys))
+    }
+
+    /// The JSON text of a key list, written digit by digit into one buffer (no string per key).
+    static func keyListText(_ keys: [Int64]) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(keys.count * 8 + 2)
+        bytes.append(UInt8(ascii: "["))
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        for (index, key) in keys.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            if key < 0 { bytes.append(UInt8(ascii: "-")) }
+            var magnitude = key.magnitude
+            var count = 0
+            withUnsafeMutableBytes(of: &digits) { buffer in
+                repeat {
+                    buffer[count] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
+                    magnitude /= 10
+                    count += 1
+                } while magnitude > 0
+                for position in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[position]) }
+            }
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     // MARK: To-many relationships

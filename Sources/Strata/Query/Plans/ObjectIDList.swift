@@ -53,7 +53,7 @@ struct ObjectIDList: @unchecked Sendable {
     var count: Int { keys.count }
 
     subscript(index: Int) -> ManagedObjectID {
-        if let other = others[index] { return other }
+        if !others.isEmpty, let other = others[index] { return other }
         var concrete = entity
         if let codes, let model, let found = model.entity(forCode: Int64(codes[index])) { concrete = found }
         guard let store else { return ManagedObjectID(entity: concrete, temporaryNumber: 0) }

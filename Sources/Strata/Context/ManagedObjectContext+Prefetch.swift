@@ -1,0 +1,98 @@
+import Foundation
+
+/// Prefetching (`relationshipKeyPathsForPrefetching`): the objects at each relationship key
+/// path of a fetch's results, loaded with one query per path step. On the context's queue.
+extension ManagedObjectContext {
+    /// Loads the objects at each relationship key path for all `objects`: one query per path
+    /// step, never one per object. Call on the context's queue.
+    func prefetch(_ keyPaths: [String], for objects: [ManagedObject]) throws {
+        for keyPath in keyPaths {
+            var level = objects
+            for name in keyPath.split(separator: ".").map(String.init) {
+                level = try prefetchStep(name, for: level)
+                if level.isEmpty { break }
+            }
+        }
+    }
+
+    /// One step of a key path: fires the owners (their to-one keys are needed), loads the
+    /// to-many contents they lack in one read, then the rows of every target that has none in
+    /// one read. Each owner keeps its targets alive (`prefetchedObjects`), so they fire without
+    /// I/O while it is in use. Targets are found or created in one pass over the owners,
+    /// deduplicated by object identity only where two owners can share one (a to-one, or a
+    /// to-many whose inverse is not a to-one). Returns the targets, in first-seen order.
+    private func prefetchStep(_ name: String, for objects: [ManagedObject]) throws -> [ManagedObject] {
+        guard let first = objects.first else { return [] }
+        guard let relationship = first.entity.layout.propertiesByName[name] as? RelationshipDescription else {
+            throw StrataError(code: StrataError.Code.coreData, message: "Cannot prefetch '\(name)': \(first.entity.name) has no relationship of that name", entityName: first.entity.name, key: name)
+        }
+        let parent = try requireParentStore()
+        try fireForPrefetch(objects, parent: parent)
+        if relationship.isToMany { try loadToManyContents(name, relationship: relationship, of: objects, parent: parent) }
+        let shared = !relationship.isToMany || relationship.inverseRelationship.map(\.isToMany) ?? true
+        var seen = Set<ObjectIdentifier>()
+        var result: [ManagedObject] = []
+        var missing: [ManagedObjectID] = []
+        /// The object for a target ID (a new fault when unregistered), noted as missing its row.
+        func target(_ id: ManagedObjectID) -> ManagedObject {
+            let object = registeredOrFault(id)
+            if shared {
+                guard seen.insert(ObjectIdentifier(object)).inserted else { return object }
+            }
+            result.append(object)
+            if object.isFaultStorage && object.snapshot == nil && !id.isTemporaryID { missing.append(id) }
+            return object
+        }
+        for object in objects {
+            switch object.entity.layout.slot(forKey: name) {
+            case .toMany(let slot)? where slot < object.toManyValues.count:
+                guard let ids = object.toManyValues[slot]?.ids, !ids.isEmpty else { continue }
+                var neighbours = object.prefetchedObjects
+                neighbours.reserveCapacity(neighbours.count + ids.count)
+                for id in ids { neighbours.append(target(id)) }
+                object.prefetchedObjects = neighbours
+            case .toOne(let slot)? where slot < object.toOneValues.count:
+                if let id = object.toOneValues[slot] { object.prefetchedObjects.append(target(id)) }
+            default:
+                break
+            }
+        }
+        // The targets' rows in one read; their faults then fire without I/O.
+        if !missing.isEmpty {
+            for row in try parent.snapshots(for: missing, options: .default) { _ = register(row, asFault: true, refresh: false) }
+        }
+        return result
+    }
+
+    /// Fires the faults among `objects`, loading the rows of those without one in one read.
+    private func fireForPrefetch(_ objects: [ManagedObject], parent: any ParentStore) throws {
+        var unfilled: [ManagedObjectID] = []
+        for object in objects where object.isFaultStorage && object.snapshot == nil { unfilled.append(object.objectID) }
+        if !unfilled.isEmpty {
+            for row in try parent.snapshots(for: unfilled, options: .default) { _ = register(row, asFault: true, refresh: false) }
+        }
+        for object in objects where object.isFaultStorage {
+            if let snapshot = object.snapshot { apply(snapshot, to: object) }
+        }
+    }
+
+    /// Loads the to-many `name` of every object in `objects` that has not loaded it, in one
+    /// read; each gets one `ToManyValue`, also its committed contents when it has none.
+    private func loadToManyContents(_ name: String, relationship: RelationshipDescription, of objects: [ManagedObject], parent: any ParentStore) throws {
+        var owners: [ManagedObject] = []
+        var slots: [Int] = []
+        for object in objects {
+            guard case .toMany(let slot)? = object.entity.layout.slot(forKey: name), slot < object.toManyValues.count, object.toManyValues[slot] == nil, !object.objectID.isTemporaryID
+            else { continue }
+            owners.append(object)
+            slots.append(slot)
+        }
+        guard !owners.isEmpty else { return }
+        let loaded = try parent.toManyIDs(of: owners.map(\.objectID), relationship: relationship, options: .default)
+        for (owner, slot) in zip(owners, slots) {
+            let value = ToManyValue(loaded[owner.objectID] ?? [])
+            owner.toManyValues[slot] = value
+            if slot < owner.committedToMany.count, owner.committedToMany[slot] == nil { owner.committedToMany[slot] = value }
+        }
+    }
+}
