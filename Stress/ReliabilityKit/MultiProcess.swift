@@ -48,7 +48,7 @@ public struct MultiProcess {
         var workerFailures = 0
         var forcedTimeoutsMissing = 0
         /// Workers of the first phase (no short timeout) that acknowledged nothing.
-        var idleWorkers = 0
+        var idleWorkers = 0  // phases with the 5 s timeout in which no worker acknowledged an increment
     }
 
     /// Runs every phase and returns the report.
@@ -112,6 +112,10 @@ public struct MultiProcess {
                     }
                 }
                 var phaseTimeouts = 0
+                // Liveness is asked of the phase, not of each worker: SQLite's locks are not fair,
+                // and under a rollback journal one worker of several can be starved for a whole
+                // short phase on a loaded machine without anything being wrong.
+                var phaseIncrements = 0
                 for (number, worker) in workers.enumerated() {
                     let ended = worker.wait(timeout: phase.seconds + 60)
                     guard ended == .exited(0), let line = worker.outputLines.last(where: { $0.hasPrefix("RESULT ") }), let tally = CounterWorker.Tally(line: line) else {
@@ -121,10 +125,7 @@ public struct MultiProcess {
                     }
                     for (counter, count) in tally.increments.enumerated() where counter < acknowledged.count { acknowledged[counter] += count }
                     totals.increments += tally.increments.reduce(0, +)
-                    if phaseIndex == 0 && tally.increments.reduce(0, +) == 0 {
-                        totals.idleWorkers += 1
-                        details.add("\(label): worker \(number) acknowledged no increment in \(phase.seconds) s")
-                    }
+                    phaseIncrements += tally.increments.reduce(0, +)
                     totals.conflicts += tally.conflicts
                     totals.timeouts += tally.timeouts
                     phaseTimeouts += tally.timeouts
@@ -134,6 +135,10 @@ public struct MultiProcess {
                     if tally.earlyTimeouts + tally.busyNotTimeout + tally.otherErrors > 0 {
                         details.add("\(label): worker \(number): \(line) — \(worker.errorOutput.suffix(300))")
                     }
+                }
+                if phaseIndex == 0 && !workers.isEmpty && phaseIncrements == 0 {
+                    totals.idleWorkers += 1
+                    details.add("\(label): no worker acknowledged an increment in \(phase.seconds) s")
                 }
                 if let holder, holder.wait(timeout: 30) != .exited(0) {
                     totals.workerFailures += 1
@@ -180,7 +185,7 @@ public struct MultiProcess {
                 Figure("other errors", totals.otherErrors, mustBeZero: true),
                 Figure("held lock not reported as a timeout", totals.forcedTimeoutsMissing, mustBeZero: true),
                 Figure("worker failures (harness)", totals.workerFailures, mustBeZero: true),
-                Figure("idle workers (no increment with the 5 s timeout)", totals.idleWorkers, mustBeZero: true),
+                Figure("idle phases (no increment by any worker with the 5 s timeout)", totals.idleWorkers, mustBeZero: true),
             ],
             details: details.items, seconds: Date().timeIntervalSince(started))
     }
