@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import Synchronization
 import StrataLocks
+import Synchronization
 
 /// A scratch pad of managed objects bound to one serial queue (Core Data's
 /// `NSManagedObjectContext`).
