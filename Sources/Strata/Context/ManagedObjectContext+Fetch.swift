@@ -19,7 +19,9 @@ extension ManagedObjectContext {
         case .dictionaryResultType:
             results = try fetchDictionaries(request, entity: entity)
         default:
-            results = try fetchObjects(request, entity: entity)
+            let objects = try fetchObjects(request, entity: entity)
+            if let typed = Self.typedObjects(objects, as: T.self) { return typed }
+            results = objects
         }
         if let typed = results as? [T] { return typed }
         var converted: [T] = []
@@ -33,6 +35,23 @@ extension ManagedObjectContext {
             converted.append(element)
         }
         return converted
+    }
+
+    /// `objects` as `[T]` when `T` is `ManagedObject` or a class every object's class descends
+    /// from, without a dynamic cast (and an `[Any]` copy) per object: the classes are checked
+    /// once each, and an array of class references has the same representation whatever its
+    /// static element class. `nil` when `T` is not such a class (the caller casts one by one).
+    static func typedObjects<T>(_ objects: [ManagedObject], as type: T.Type) -> [T]? {
+        if T.self == ManagedObject.self { return unsafeBitCast(objects, to: [T].self) }
+        guard T.self is ManagedObject.Type else { return nil }
+        var lastChecked: ObjectIdentifier?
+        for object in objects {
+            let objectClass = Swift.type(of: object)
+            if ObjectIdentifier(objectClass) == lastChecked { continue }
+            guard objectClass is T.Type else { return nil }
+            lastChecked = ObjectIdentifier(objectClass)
+        }
+        return unsafeBitCast(objects, to: [T].self)
     }
 
     /// The number of objects `request` would return (limit and offset included), without

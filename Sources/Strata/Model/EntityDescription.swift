@@ -42,8 +42,14 @@ public final class EntityDescription: EntityIdentity, @unchecked Sendable, Hasha
     /// deinitialized.
     unowned(unsafe) var modelReference: ManagedObjectModel?
 
-    /// Resolved slots and inheritance facts, computed when the model freezes.
+    /// Resolved slots and inheritance facts, computed when the model freezes. Read on every
+    /// object access; written once, when the model freezes (or, for a detached placeholder
+    /// entity, on first use): release builds skip the runtime's exclusivity checks on it.
+    #if DEBUG
     var layoutStorage: EntityLayout?
+    #else
+    @exclusivity(unchecked) var layoutStorage: EntityLayout?
+    #endif
 
     /// Creates an entity whose objects are instances of `ManagedObject` (see
     /// `init(name:managedObjectClass:)` for a subclass).

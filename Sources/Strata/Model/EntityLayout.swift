@@ -29,6 +29,10 @@ final class EntityLayout: @unchecked Sendable {
     let storedAttributes: [AttributeDescription]
     /// The types of ``storedAttributes``, by slot (read on every typed attribute access).
     let storedAttributeTypes: ContiguousArray<AttributeType>
+    /// Whether each stored attribute, by slot, has value rules of its own (range, length,
+    /// pattern): read for every attribute of every saved object, where asking the attribute
+    /// copies its optional bounds.
+    let storedAttributeHasValueRules: ContiguousArray<Bool>
     let transientAttributes: [AttributeDescription]
     let toOneRelationships: [RelationshipDescription]
     let toManyRelationships: [RelationshipDescription]
@@ -100,6 +104,7 @@ final class EntityLayout: @unchecked Sendable {
         self.slotTable = SlotTable(slots)
         self.storedAttributes = stored
         self.storedAttributeTypes = ContiguousArray(stored.map(\.type))
+        self.storedAttributeHasValueRules = ContiguousArray(stored.map(\.hasValueRules))
         self.transientAttributes = transient
         self.toOneRelationships = toOne
         self.toManyRelationships = toMany

@@ -16,7 +16,7 @@ extension ManagedObject {
         let values = attributeValues
         for slot in 0..<attributes.count {
             let stored = slot < values.count ? values[slot] : .null
-            if Self.passesWithoutRules(attributes[slot], stored) { continue }
+            if Self.passesWithoutRules(attributes[slot], stored, hasValueRules: layout.storedAttributeHasValueRules[slot]) { continue }
             errors += attributeErrors(attributes[slot], stored: stored, value: nil, useStored: true)
         }
         let transients = layout.transientAttributes
@@ -234,8 +234,8 @@ extension ManagedObject {
     /// attribute without rules of its own (range, length, pattern) that fits its type. The
     /// common case, checked inline: no decoding, no strings, no error array.
     @inline(__always)
-    private static func passesWithoutRules(_ attribute: AttributeDescription, _ stored: StoredValue) -> Bool {
-        guard !stored.isNull && !attribute.hasValueRules else { return false }
+    private static func passesWithoutRules(_ attribute: AttributeDescription, _ stored: StoredValue, hasValueRules: Bool) -> Bool {
+        guard !stored.isNull && !hasValueRules else { return false }
         switch attribute.type {
         case .integer16, .integer32:
             if case .integer(let int) = stored, let range = attribute.type.integerRange { return range.contains(int) }
@@ -246,7 +246,7 @@ extension ManagedObject {
     }
 
     private func attributeErrors(_ attribute: AttributeDescription, stored: StoredValue, value: Any?, useStored: Bool) -> [StrataError] {
-        if Self.passesWithoutRules(attribute, stored) { return [] }
+        if Self.passesWithoutRules(attribute, stored, hasValueRules: attribute.hasValueRules) { return [] }
         let key = attribute.name
         let name = "\(entity.name).\(key)"
         if stored.isNull {

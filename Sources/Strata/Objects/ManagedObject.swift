@@ -22,7 +22,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's entity.
     public let entity: EntityDescription
     /// The object's ID: temporary until the object is saved, then permanent.
+    #if DEBUG
     public internal(set) var objectID: ManagedObjectID
+    #else
+    // Read on every access path (see the note on the fields below).
+    @exclusivity(unchecked) public internal(set) var objectID: ManagedObjectID
+    #endif
 
     // The state every access path touches. In release builds these fields are exempt from the
     // runtime's dynamic exclusivity checks (`@exclusivity(unchecked)`): an object is confined to
@@ -68,20 +73,33 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     #endif
     /// The object's context, reached through its registry (see ``ObjectRegistry/owner``).
     @inline(__always) var link: (any ObjectContextLink)? { registry?.owner }
-    /// True while a save calls `validateValue(_:forKey:)` after checking the model's rules on
-    /// the stored values (the base implementation then has nothing left to check).
+    // The other stored state, with the same exclusivity rule as the fields above:
+    // - modelRulesChecked: true while a save calls `validateValue(_:forKey:)` after checking
+    //   the model's rules on the stored values (the base implementation then has nothing left
+    //   to check).
+    // - faultBatchIndex: for faults of a batched fetch, the fault's index in `faultBatch` (a
+    //   hint: a wrong one, past 2³¹ results, only changes which neighbours load with it).
+    // - toManyValues: the current to-many contents; `nil` entries are not loaded yet.
+    // - committedToMany: the to-many contents as last loaded or saved, kept to compute what a
+    //   save changes.
+    // - sideRecord: what most objects never need (see `ObjectSideRecord`); created on first use.
+    // - faultBatch: for faults of a batched fetch, the fetch's IDs, so firing one loads its
+    //   whole batch.
+    #if DEBUG
     var modelRulesChecked = false
-    /// For faults of a batched fetch: the fault's index in ``faultBatch`` (a hint: a wrong one,
-    /// past 2³¹ results, only changes which neighbours load with it).
     var faultBatchIndex: Int32 = 0
-    /// The current to-many contents; `nil` entries are not loaded yet.
     var toManyValues: [ToManyValue?] = []
-    /// The to-many contents as last loaded or saved, kept to compute what a save changes.
     var committedToMany: [ToManyValue?] = []
-    /// What most objects never need (see ``ObjectSideRecord``); created on first use.
     var sideRecord: ObjectSideRecord?
-    /// For faults of a batched fetch: the fetch's IDs, so firing one loads its whole batch.
     var faultBatch: FaultBatch?
+    #else
+    @exclusivity(unchecked) var modelRulesChecked = false
+    @exclusivity(unchecked) var faultBatchIndex: Int32 = 0
+    @exclusivity(unchecked) var toManyValues: [ToManyValue?] = []
+    @exclusivity(unchecked) var committedToMany: [ToManyValue?] = []
+    @exclusivity(unchecked) var sideRecord: ObjectSideRecord?
+    @exclusivity(unchecked) var faultBatch: FaultBatch?
+    #endif
 
     /// Creates an object of `entity` and inserts it into `context` (if given). An object
     /// created without a context can be inserted later with ``ManagedObjectContext/insert(_:)``.

@@ -21,14 +21,25 @@ final class ObjectRegistry {
     /// state it does not alter (an observer of its unit of work is subscribed). When false, a
     /// setter on an inserted object, or on an updated one whose update this event already
     /// noted, does not call the context (see `ManagedObject.markChanged`).
+    ///
+    /// The registry is confined to its context's queue and touched on every fetched, faulted
+    /// or deallocated object: release builds skip the runtime's exclusivity checks on its
+    /// fields (as on `ManagedObject`'s hot fields); debug builds keep them.
+    #if DEBUG
     var reportsEveryValueChange = false
-
     private var tables: [KeySpace: PrimaryKeyTable] = [:]
     private var lastSpace: KeySpace?
     private var lastTable: PrimaryKeyTable?
-
     /// Number of registered objects.
     private(set) var count = 0
+    #else
+    @exclusivity(unchecked) var reportsEveryValueChange = false
+    @exclusivity(unchecked) private var tables: [KeySpace: PrimaryKeyTable] = [:]
+    @exclusivity(unchecked) private var lastSpace: KeySpace?
+    @exclusivity(unchecked) private var lastTable: PrimaryKeyTable?
+    /// Number of registered objects.
+    @exclusivity(unchecked) private(set) var count = 0
+    #endif
 
     /// The registered object for `id`, if any.
     func object(for id: ManagedObjectID) -> ManagedObject? {
@@ -114,17 +125,30 @@ final class ObjectRegistry {
 private final class PrimaryKeyTable {
     typealias Entry = Unmanaged<ManagedObject>
 
+    // Like the registry, the table is confined to its context's queue; release builds skip
+    // the runtime's exclusivity checks on its fields (see `ManagedObject`'s hot fields), debug
+    // builds keep them.
     private final class Page {
+        #if DEBUG
         var slots = ContiguousArray<Entry?>(repeating: nil, count: PrimaryKeyTable.pageSize)
         var used = 0
+        #else
+        @exclusivity(unchecked) var slots = ContiguousArray<Entry?>(repeating: nil, count: PrimaryKeyTable.pageSize)
+        @exclusivity(unchecked) var used = 0
+        #endif
     }
 
     static let pageShift: Int64 = 9
     static let pageSize = 1 << pageShift
     static let densePages: Int64 = 1 << 17
 
+    #if DEBUG
     private var pages: [Page?] = []
     private var sparse: [Int64: Entry] = [:]
+    #else
+    @exclusivity(unchecked) private var pages: [Page?] = []
+    @exclusivity(unchecked) private var sparse: [Int64: Entry] = [:]
+    #endif
 
     @inline(__always) private static func isDense(_ pk: Int64) -> Bool {
         pk >= 0 && (pk >> pageShift) < densePages
