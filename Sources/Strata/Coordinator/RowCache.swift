@@ -77,14 +77,9 @@ final class RowCache: Sendable {
         let now = RowSnapshot.now()
         shard.entries.withLock { entries in
             for snapshot in snapshots {
-                var entry = entries[snapshot.objectID] ?? Entry()
-                if let current = entry.snapshot, current.version > snapshot.version { continue }
-                if entry.refuses(snapshot, now: now) { continue }
-                // The floor of a recent save stays: the saved row's snapshot (stored here by the
-                // save) may be released before a read that began before the save returns, and
-                // that read's older row must still be refused.
-                entry.snapshot = snapshot
-                entries[snapshot.objectID] = entry
+                // One hash lookup per row: the entry is changed in place (a new one is added
+                // empty, which a purge drops if the snapshot is refused below).
+                Self.update(&entries[snapshot.objectID, default: Entry()], with: snapshot, now: now)
             }
             // Drop entries whose snapshots were released, once half the table (or more) was
             // written since the last pass: amortised O(1) per write, and the table stays within
@@ -95,6 +90,16 @@ final class RowCache: Sendable {
                 shard.writesSincePurge.store(0, ordering: .relaxed)
             }
         }
+    }
+
+    @inline(__always)
+    private static func update(_ entry: inout Entry, with snapshot: RowSnapshot, now: UInt64) {
+        if let current = entry.snapshot, current.version > snapshot.version { return }
+        if entry.refuses(snapshot, now: now) { return }
+        // The floor of a recent save stays: the saved row's snapshot (stored here by the save)
+        // may be released before a read that began before the save returns, and that read's
+        // older row must still be refused.
+        entry.snapshot = snapshot
     }
 
     /// Forgets `ids`.

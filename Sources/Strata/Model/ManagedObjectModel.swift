@@ -24,11 +24,21 @@ public final class ManagedObjectModel: @unchecked Sendable {
         // @unchecked Sendable: immutable; entities are frozen with the model.
         let entitiesByName: [String: EntityDescription]
         let entitiesByCode: [Int64: EntityDescription]
+        /// `entitiesByCode` as an array indexed by code (codes are 1…n): every decoded row
+        /// looks its entity up by code, and an index costs less than hashing.
+        let entitiesIndexedByCode: ContiguousArray<EntityDescription?>
         let classToEntity: [ObjectIdentifier: EntityDescription]
 
         init(entitiesByName: [String: EntityDescription], entitiesByCode: [Int64: EntityDescription], classToEntity: [ObjectIdentifier: EntityDescription]) {
             self.entitiesByName = entitiesByName
             self.entitiesByCode = entitiesByCode
+            let largestCode = entitiesByCode.keys.max() ?? 0
+            var indexed = ContiguousArray<EntityDescription?>()
+            if largestCode >= 0 && largestCode < 65_536 {
+                indexed = ContiguousArray(repeating: nil, count: Int(largestCode) + 1)
+                for (code, entity) in entitiesByCode where code >= 0 { indexed[Int(code)] = entity }
+            }
+            self.entitiesIndexedByCode = indexed
             self.classToEntity = classToEntity
         }
     }
@@ -156,7 +166,9 @@ public final class ManagedObjectModel: @unchecked Sendable {
     }
 
     func entity(forCode code: Int64) -> EntityDescription? {
-        frozen?.entitiesByCode[code]
+        guard let frozen else { return nil }
+        if code >= 0 && code < frozen.entitiesIndexedByCode.count { return frozen.entitiesIndexedByCode[Int(code)] }
+        return frozen.entitiesByCode[code]
     }
 
     // MARK: Checking and freezing

@@ -77,9 +77,12 @@ extension SQLiteStore {
 
     /// The closed key range to read for `keys` when a range read is the cheaper one: the keys
     /// strictly ascend and fill at least half their range (a batch of a walk in key order,
-    /// with a few rows deleted or filtered out); nil otherwise.
+    /// with a few rows deleted or filtered out), or there is just one; nil otherwise.
     static func rangeReadable(_ keys: [Int64]) -> ClosedRange<Int64>? {
-        guard let first = keys.first, let last = keys.last, keys.count > 1 else { return nil }
+        guard let first = keys.first, let last = keys.last else { return nil }
+        // One key (a fault firing alone) is the range `key...key`: one indexed seek, without
+        // building the text of a key list.
+        if keys.count == 1 { return first...first }
         let span = last.subtractingReportingOverflow(first)
         guard first < last, !span.overflow, span.partialValue < Int64(keys.count) * 2 else { return nil }
         var previous = first
