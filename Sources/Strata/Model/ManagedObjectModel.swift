@@ -16,8 +16,11 @@ public final class ManagedObjectModel: @unchecked Sendable {
     private var _fetchRequestTemplates: [String: FetchRequestTemplate] = [:]
     private var _versionIdentifiers: Set<String> = []
     /// Set once by `freeze()` and never changed: read without a lock (entity lookups by code
-    /// and class run for every fetched row and every inserted object).
-    private let frozenState = AtomicLazyReference<FrozenState>()
+    /// and class run for every fetched row and every inserted object). The model owns the
+    /// state through the retain `freeze()` took and `deinit` gives back; a load is one atomic
+    /// read (an `AtomicLazyReference` load was not specialized here: it instantiated generic
+    /// metadata and retained the state on every lookup).
+    private let frozenState = Atomic<Unmanaged<FrozenState>?>(nil)
 
     /// What freezing compiled: lookups of entities by name, code and class.
     final class FrozenState: @unchecked Sendable {
@@ -43,7 +46,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
         }
     }
 
-    private var frozen: FrozenState? { frozenState.load() }
+    private var frozen: FrozenState? { frozenState.load(ordering: .acquiring)?.takeUnretainedValue() }
 
     /// Creates a model with `entities`; sub-entities reachable through `subentities` are added too.
     public init(entities: [EntityDescription]) {
@@ -54,6 +57,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
     public init() {}
 
     deinit {
+        frozenState.load(ordering: .acquiring)?.release()
         // Clear the unowned references that point here (see `EntityDescription.modelReference`).
         let me = ObjectIdentifier(self)
         for entity in _entities where entity.modelReference.map(ObjectIdentifier.init) == me { entity.modelReference = nil }
@@ -204,6 +208,8 @@ public final class ManagedObjectModel: @unchecked Sendable {
                 if byClass[key] == nil { byClass[key] = entity }
             }
         }
-        _ = frozenState.storeIfNil(FrozenState(entitiesByName: byName, entitiesByCode: byCode, classToEntity: byClass))
+        let state = Unmanaged.passRetained(FrozenState(entitiesByName: byName, entitiesByCode: byCode, classToEntity: byClass))
+        // The first freeze publishes; a racing one gives its copy back.
+        if !frozenState.compareExchange(expected: nil, desired: state, ordering: .acquiringAndReleasing).exchanged { state.release() }
     }
 }
