@@ -21,11 +21,12 @@ import Foundation
 open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's entity.
     public let entity: EntityDescription
-    /// The object's ID: temporary until the object is saved, then permanent.
     #if DEBUG
+    /// The object's ID: temporary until the object is saved, then permanent.
     public internal(set) var objectID: ManagedObjectID
     #else
-    // Read on every access path (see the note on the fields below).
+    /// The object's ID: temporary until the object is saved, then permanent. (Read on every
+    /// access path: exempt from the runtime's exclusivity checks, see the fields below.)
     @exclusivity(unchecked) public internal(set) var objectID: ManagedObjectID
     #endif
 
