@@ -96,7 +96,10 @@ public enum PredicateValue: Hashable, Sendable {
         if type == Double.self, let v = value as? Double { return .double(v) }
         if type == Bool.self, let v = value as? Bool { return .bool(v) }
         guard type is NSNumber.Type, !(type is NSDecimalNumber.Type), let number = value as? NSNumber else { return nil }
-        if let v = number as? Bool { return .bool(v) }
+        // Foundation bridges an NSNumber to `Bool` when it equals 0 or 1, by comparing it with
+        // new NSNumbers; a number whose value is neither cannot bridge, so it skips the test.
+        let double = number.doubleValue
+        if double == 0 || double == 1, let v = number as? Bool { return .bool(v) }
         if let v = number as? Double { return .double(v) }
         if let v = number as? Float { return .double(Double(v)) }
         // No cast of the general chain between `Float` and its default takes an NSNumber.

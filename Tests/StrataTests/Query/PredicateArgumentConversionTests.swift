@@ -15,7 +15,8 @@ struct PredicateArgumentConversionTests {
             "", "text", "é", 0, 1, 5, -7, Int.max, Int.min, Int64(1), Int64.max, Int32(1), Int32.min, 0.0, 1.0, 2.5, -0.0, Double.nan,
             Double.infinity, true, false, NSNumber(value: 0), NSNumber(value: 1), NSNumber(value: 5), NSNumber(value: Int64.max),
             NSNumber(value: true), NSNumber(value: false), NSNumber(value: 1.0), NSNumber(value: 2.5), NSNumber(value: Float(1.5)),
-            NSNumber(value: Double.nan), NSNumber(value: UInt64.max), NSNumber(value: Int8(1)), NSNumber(value: Int64(1) << 60 + 1),
+            NSNumber(value: Double.nan), NSNumber(value: -0.0), NSNumber(value: 1.0000001), NSNumber(value: UInt8(1)), NSNumber(value: UInt64.max), NSNumber(value: Int8(1)),
+            NSNumber(value: Int64(1) << 60 + 1),
         ]
     }
 
