@@ -605,6 +605,8 @@ struct PredicateParser {
         let letter = spec.last ?? "@"
         switch letter {
         case "@":
+            // A value of a common type (no expression) converts without the cast to an expression.
+            if let argument, let value = PredicateValue.common(argument) { return .constant(value) }
             if let expression = argument as? ObjectExpression { return expression.node }
             guard let value = PredicateValue(any: argument) else {
                 throw PredicateSyntaxError(message: "'%@' argument of type \(argument.map { "\(type(of: $0))" } ?? "nil") cannot be used in a predicate", offset: offset)

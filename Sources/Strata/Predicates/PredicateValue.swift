@@ -33,6 +33,11 @@ public enum PredicateValue: Hashable, Sendable {
     /// Converts a Swift value (a format argument or a substitution variable) to a constant.
     /// Managed objects become their IDs. Returns `nil` for values of an unsupported type.
     init?(any value: Any?) {
+        // A value of a common type is no optional: it needs no unwrapping (a protocol check).
+        if let value, let common = Self.common(value) {
+            self = common
+            return
+        }
         guard let value = AttributeCodec.unwrapOptional(value) else {
             self = .null
             return
