@@ -32,7 +32,7 @@ enum PredicateTemplates {
     static var count: Int { memo.count }
 
     /// The tree of `format` with `arguments`: from its template when it has one, else parsed.
-    static func parse(format: String, arguments: [Any?]) throws -> PredicateNode {
+    static func parse(format: String, arguments: [Any]) throws -> PredicateNode {
         guard let (key, values) = key(format: format, arguments: arguments) else { return try parsed(format, arguments) }
         var parsedNow: PredicateNode?
         let template = try memo.value(for: key) { () throws -> PredicateNode? in
@@ -45,14 +45,14 @@ enum PredicateTemplates {
         return try parsed(format, arguments)
     }
 
-    private static func parsed(_ format: String, _ arguments: [Any?]) throws -> PredicateNode {
+    private static func parsed(_ format: String, _ arguments: [Any]) throws -> PredicateNode {
         var parser = try PredicateParser(format: format, arguments: arguments)
         return try parser.parsePredicate()
     }
 
     /// The template key of a call and its argument values (`nil` at a `%K`), or `nil` when the
     /// call takes no template.
-    static func key(format: String, arguments: [Any?]) -> (Key, [PredicateValue?])? {
+    static func key(format: String, arguments: [Any]) -> (Key, [PredicateValue?])? {
         guard !arguments.isEmpty, format.utf8.count <= PredicateLexer.longestMemoizedFormat,
             let tokens = try? PredicateLexer.tokens(of: format)
         else { return nil }
@@ -96,8 +96,8 @@ enum PredicateTemplates {
     }
 
     /// The marked tree of `format`, or `nil` when it does not give back `expected`.
-    private static func makeTemplate(format: String, key: Key, arguments: [Any?], values: [PredicateValue?], expected: PredicateNode) -> PredicateNode? {
-        var marked: [Any?] = arguments
+    private static func makeTemplate(format: String, key: Key, arguments: [Any], values: [PredicateValue?], expected: PredicateNode) -> PredicateNode? {
+        var marked: [Any] = arguments
         for (index, value) in values.enumerated() {
             guard let value else { continue }
             switch marker(value, index: index) {

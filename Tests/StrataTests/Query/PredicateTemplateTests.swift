@@ -18,7 +18,9 @@ struct PredicateTemplateTests {
     /// Expects every argument list to give, through the templates, the fresh parse's tree and
     /// printed form (each format is used several times: the first makes the template).
     static func expectFresh(_ format: String, _ argumentLists: [[Any?]], sourceLocation: SourceLocation = #_sourceLocation) throws {
-        for arguments in argumentLists + argumentLists {
+        for optionals in argumentLists + argumentLists {
+            // As `ObjectPredicate(format:_:)` passes them: a nil argument is an optional in an `Any`.
+            let arguments = optionals.map { $0 as Any }
             let expected = try fresh(format, arguments)
             let got = try PredicateTemplates.parse(format: format, arguments: arguments)
             #expect(got == expected, "\(format) \(arguments)", sourceLocation: sourceLocation)
@@ -70,7 +72,7 @@ struct PredicateTemplateTests {
                 var freshError: PredicateSyntaxError?
                 do { _ = try Self.fresh(format, arguments) } catch let error as PredicateSyntaxError { freshError = error }
                 var templateError: PredicateSyntaxError?
-                do { _ = try PredicateTemplates.parse(format: format, arguments: arguments) } catch let error as PredicateSyntaxError { templateError = error }
+                do { _ = try PredicateTemplates.parse(format: format, arguments: arguments.map { $0 as Any }) } catch let error as PredicateSyntaxError { templateError = error }
                 #expect(freshError != nil, "\(format)")
                 #expect(templateError?.message == freshError?.message, "\(format)")
                 #expect(templateError?.offset == freshError?.offset, "\(format)")
