@@ -47,6 +47,9 @@ final class FetchStatementCache: Sendable {
 
     /// The most shapes the cache holds.
     static let defaultCapacity = 256
+    /// Plans with more constants than this (long `IN` lists, whose every length is a shape of
+    /// its own) are compiled without the cache: a miss compiles twice.
+    static let mostConstants = 64
 
     init(model: ManagedObjectModel, capacity: Int = FetchStatementCache.defaultCapacity) {
         self.model = model
@@ -62,7 +65,7 @@ final class FetchStatementCache: Sendable {
         guard plan.entity.managedObjectModel === model else { return try compile(plan) }
         var walker = FetchShapeWalker(marking: false)
         _ = walker.walk(plan, kind: kind)
-        guard walker.isCacheable else { return try compile(plan) }
+        guard walker.isCacheable, walker.constants.count <= Self.mostConstants else { return try compile(plan) }
         let constants = walker.constants
         var compiledNow: SQLFragment?
         let recipe = try memo.value(for: walker.key) { () throws -> Recipe? in
