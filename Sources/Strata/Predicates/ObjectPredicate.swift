@@ -58,8 +58,7 @@ public final class ObjectPredicate: Sendable, Hashable, CustomStringConvertible 
     /// Parses `format` with the arguments in an array, throwing on a malformed string.
     public convenience init(validatingFormat format: String, argumentArray: [Any]) throws {
         do {
-            var parser = try PredicateParser(format: format, arguments: argumentArray)
-            self.init(node: try parser.parsePredicate())
+            self.init(node: try PredicateTemplates.parse(format: format, arguments: argumentArray))
         } catch let error as PredicateSyntaxError {
             throw Self.syntaxError(error, in: format)
         }

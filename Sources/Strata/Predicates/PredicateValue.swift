@@ -33,32 +33,43 @@ public enum PredicateValue: Hashable, Sendable {
     /// Converts a Swift value (a format argument or a substitution variable) to a constant.
     /// Managed objects become their IDs. Returns `nil` for values of an unsupported type.
     init?(any value: Any?) {
+        // A value of a common type is no optional: it needs no unwrapping (a protocol check).
+        if let value, let common = Self.common(value) {
+            self = common
+            return
+        }
         guard let value = AttributeCodec.unwrapOptional(value) else {
             self = .null
             return
         }
+        guard let converted = Self.common(value) ?? Self.general(value) else { return nil }
+        self = converted
+    }
+
+    /// The conversion of any supported (non-optional) value, by a chain of casts.
+    static func general(_ value: Any) -> PredicateValue? {
         switch value {
-        case is NSNull: self = .null
-        case let v as PredicateValue: self = v
-        case let v as Bool: self = .bool(v)
-        case let v as String: self = .string(v)
-        case let v as Substring: self = .string(String(v))
-        case let v as Decimal: self = .decimal(v)
-        case let v as Double: self = .double(v)
-        case let v as Float: self = .double(Double(v))
-        case let v as Date: self = .date(v)
-        case let v as Data: self = .data(v)
-        case let v as UUID: self = .uuid(v)
-        case let v as URL: self = .url(v)
-        case let v as ManagedObjectID: self = .objectID(v)
-        case let v as any KeyValueReadable: self = .objectID(v.objectID)
+        case is NSNull: return .null
+        case let v as PredicateValue: return v
+        case let v as Bool: return .bool(v)
+        case let v as String: return .string(v)
+        case let v as Substring: return .string(String(v))
+        case let v as Decimal: return .decimal(v)
+        case let v as Double: return .double(v)
+        case let v as Float: return .double(Double(v))
+        case let v as Date: return .date(v)
+        case let v as Data: return .data(v)
+        case let v as UUID: return .uuid(v)
+        case let v as URL: return .url(v)
+        case let v as ManagedObjectID: return .objectID(v)
+        case let v as any KeyValueReadable: return .objectID(v.objectID)
         case let v as [Any]:
             var items: [PredicateValue] = []
             for item in v {
                 guard let converted = PredicateValue(any: item) else { return nil }
                 items.append(converted)
             }
-            self = .array(items)
+            return .array(items)
         case let v as any Collection:
             var items: [PredicateValue] = []
             for item in v {
@@ -67,16 +78,38 @@ public enum PredicateValue: Hashable, Sendable {
             }
             // Sets have no order: sort for a stable description.
             if !(value is [Any]) { items.sort { $0.sortKey < $1.sortKey } }
-            self = .array(items)
+            return .array(items)
         default:
-            if case .some(.exact(let int)) = AttributeCodec.integerValue(value) {
-                self = .integer(int)
-            } else if let double = AttributeCodec.doubleValue(value) {
-                self = .double(double)
-            } else {
-                return nil
-            }
+            if case .some(.exact(let int)) = AttributeCodec.integerValue(value) { return .integer(int) }
+            return AttributeCodec.doubleValue(value).map { .double($0) }
         }
+    }
+
+    /// The conversion of the commonest argument types (`String`, `Int`, `Int64`, `Int32`,
+    /// `Double`, `Bool`, `NSNumber`), chosen by exact type: the result the general `switch` of
+    /// ``init(any:)`` gives them, without its chain of failing bridging casts, which cost more
+    /// than the rest of a one-row fetch's parse. An `NSNumber` keeps Foundation's bridging (a
+    /// 0 or 1 is a `Bool`, an exactly representable value a `Double`, else an integer);
+    /// `NSDecimalNumber` and every other type take the general path. `nil` when the type is
+    /// not one of these.
+    static func common(_ value: Any) -> PredicateValue? {
+        let type = type(of: value)
+        if type == String.self, let v = value as? String { return .string(v) }
+        if type == Int.self, let v = value as? Int { return .integer(Int64(v)) }
+        if type == Int64.self, let v = value as? Int64 { return .integer(v) }
+        if type == Int32.self, let v = value as? Int32 { return .integer(Int64(v)) }
+        if type == Double.self, let v = value as? Double { return .double(v) }
+        if type == Bool.self, let v = value as? Bool { return .bool(v) }
+        guard type is NSNumber.Type, !(type is NSDecimalNumber.Type), let number = value as? NSNumber else { return nil }
+        // Foundation bridges an NSNumber to `Bool` when it equals 0 or 1, by comparing it with
+        // new NSNumbers; a number whose value is neither cannot bridge, so it skips the test.
+        let double = number.doubleValue
+        if double == 0 || double == 1, let v = number as? Bool { return .bool(v) }
+        if let v = number as? Double { return .double(v) }
+        if let v = number as? Float { return .double(Double(v)) }
+        // No cast of the general chain between `Float` and its default takes an NSNumber.
+        if case .some(.exact(let int)) = AttributeCodec.integerValue(number) { return .integer(int) }
+        return AttributeCodec.doubleValue(number).map { .double($0) }
     }
 
     /// The value as a plain Swift value (for `ObjectExpression.constantValue`).

@@ -6,9 +6,12 @@
 /// `SQLiteSchema.EntityColumns` address the columns of any entity of the table (one table holds
 /// a whole inheritance tree, as in Core Data). Text that depends only on the schema (reads by
 /// key, to-many contents) is built once, when the store opens; a plan's SELECT is built once
-/// per fetch, with every value of the predicate, limit and offset a binding.
+/// per shape of plan (`FetchStatementCache`), with every value of the predicate, limit and
+/// offset a binding.
 struct FetchStatements: Sendable {
     private let schema: SQLiteSchema
+    /// The compiled SELECTs of plans by shape; `nil` to compile every plan.
+    private let shapes: FetchStatementCache?
     /// By table name: `t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0."<column>", …`.
     private let rowColumns: [String: String]
     /// By table name: the rows whose keys are in a key list.
@@ -20,8 +23,11 @@ struct FetchStatements: Sendable {
     /// By to-many relationship: its contents for a key list of owners.
     private let toManyContents: [ObjectIdentifier: String]
 
-    init(schema: SQLiteSchema) {
+    /// Statements of `schema`'s tables; `cachesShapes` keeps the compiled SELECT of each shape
+    /// of plan (off only to compare with the uncached statements).
+    init(schema: SQLiteSchema, cachesShapes: Bool = true) {
         self.schema = schema
+        self.shapes = cachesShapes ? FetchStatementCache(model: schema.model) : nil
         var rowColumns: [String: String] = [:]
         var rowsByKeys: [String: String] = [:]
         var rowsByKey: [String: String] = [:]
@@ -53,18 +59,32 @@ struct FetchStatements: Sendable {
     /// order (ending with `t0.Z_PK`, so the order is total), with `LIMIT ? OFFSET ?` when the
     /// plan has a limit or an offset.
     func rows(_ plan: FetchPlan) throws -> SQLFragment {
-        let table = try table(of: plan)
-        return try select(plan, from: table, columns: rowColumns[table.name] ?? Self.rowColumns(of: table))
+        try cached(plan, .rows) { plan in
+            let table = try table(of: plan)
+            return try select(plan, from: table, columns: rowColumns[table.name] ?? Self.rowColumns(of: table))
+        }
     }
 
     /// The keys and entity codes (`t0.Z_PK, t0.Z_ENT`) of the rows matching `plan`, in order.
     func objectIDs(_ plan: FetchPlan) throws -> SQLFragment {
-        try select(plan, from: try table(of: plan), columns: "t0.Z_PK, t0.Z_ENT")
+        try cached(plan, .objectIDs) { plan in try select(plan, from: try table(of: plan), columns: "t0.Z_PK, t0.Z_ENT") }
     }
 
     /// The number of rows matching `plan`: `SELECT count(*)` without ordering, or, when the plan
     /// has a limit or an offset, the count of the limited SELECT (`SELECT count(*) FROM (…)`).
     func count(_ plan: FetchPlan) throws -> SQLFragment {
+        try cached(plan, .count) { plan in try countStatement(plan) }
+    }
+
+    /// The number of shapes of plan whose statements are cached now.
+    var cachedShapeCount: Int { shapes?.count ?? 0 }
+
+    private func cached(_ plan: FetchPlan, _ kind: FetchStatementKind, compile: (FetchPlan) throws -> SQLFragment) throws -> SQLFragment {
+        guard let shapes else { return try compile(plan) }
+        return try shapes.statement(plan, kind: kind, compile: compile)
+    }
+
+    private func countStatement(_ plan: FetchPlan) throws -> SQLFragment {
         let table = try table(of: plan)
         if plan.limit > 0 || plan.offset > 0 {
             return "SELECT count(*) FROM (" + (try select(plan, from: table, columns: "1")) + ")"
