@@ -132,7 +132,9 @@ public struct SaveChangesResult: Sendable {
     /// Temporary IDs of inserted objects and the permanent IDs they received (a permanent ID
     /// maps to itself).
     public var permanentIDs: [ManagedObjectID: ManagedObjectID]
-    /// The new row version of every inserted and updated object, by permanent ID.
+    /// The new row version of inserted and updated objects, by permanent ID. A store may leave
+    /// out the versions the saving context computes itself: 1 for an inserted object and the
+    /// base version of the change plus one for an updated object.
     public var versions: [ManagedObjectID: Int64]
 
     /// A result; stores fill it as they save.

@@ -136,7 +136,10 @@ extension UnitOfWork {
                 object.toManyValues[slot] = ToManyValue(value.ids.map { permanentIDs[$0] ?? $0 })
             }
         }
-        let version = result.versions[object.objectID] ?? ((object.snapshot?.version ?? 0) + versionIncrement)
+        // A store records only versions other than the base plus the increment (see
+        // `SaveChangesResult.versions`); most saves record none.
+        let recorded = result.versions.isEmpty ? nil : result.versions[object.objectID]
+        let version = recorded ?? ((object.snapshot?.version ?? 0) + versionIncrement)
         object.snapshot = RowSnapshot(objectID: object.objectID, version: version, attributes: object.attributeValues, toOne: object.toOneValues)
         object.committedToMany = object.toManyValues
     }

@@ -64,12 +64,17 @@ extension SQLiteStore {
     private func write(_ changes: StoreChangeSet, on connection: SQLiteConnection) throws -> StoreSaveResult {
         var result = StoreSaveResult()
         result.permanentIDs.reserveCapacity(changes.inserts.count)
-        result.versions.reserveCapacity(changes.inserts.count + changes.updates.count)
-        // 1. Permanent IDs for inserted objects, per table.
+        // Versions are recorded only where they differ from what the saving context computes
+        // itself (1 for a new row, the base version plus one for an update; see
+        // `SaveChangesResult.versions`): a hashed write and read per saved object less.
+        // 1. Permanent IDs for inserted objects, per table; `insertKeys` holds each insert's
+        // primary key by position, so step 2 looks nothing up.
+        var insertKeys = [Int64?](repeating: nil, count: changes.inserts.count)
         var byRoot: [ObjectIdentifier: [Int]] = [:]
         for (index, insert) in changes.inserts.enumerated() {
             if !insert.objectID.isTemporaryID {
                 result.permanentIDs[insert.objectID] = insert.objectID
+                insertKeys[index] = insert.objectID.primaryKey
             } else {
                 byRoot[insert.objectID.entity.layout.rootIdentifier, default: []].append(index)
             }
@@ -80,6 +85,7 @@ extension SQLiteStore {
             for (position, index) in indexes.enumerated() {
                 let temporary = changes.inserts[index].objectID
                 result.permanentIDs[temporary] = ManagedObjectID(entity: temporary.entity, primaryKey: keys[position], store: token)
+                insertKeys[index] = keys[position]
             }
         }
         func resolve(_ id: ManagedObjectID?) throws -> SQLiteValue {
@@ -91,10 +97,9 @@ extension SQLiteStore {
                 entityName: id.entity.name, url: url)
         }
         // 2. Inserts.
-        for insert in changes.inserts {
-            guard let permanent = result.permanentIDs[insert.objectID], let pk = permanent.primaryKey else { continue }
+        for (index, insert) in changes.inserts.enumerated() {
+            guard let pk = insertKeys[index] else { continue }
             try insertRow(insert, pk: pk, resolve: resolve, on: connection)
-            result.versions[permanent] = 1
         }
         // 3. Updates, with optimistic locking.
         var conflicts: [MergeConflict] = []
@@ -102,7 +107,7 @@ extension SQLiteStore {
         for update in changes.updates {
             guard let pk = update.objectID.primaryKey else { continue }
             if let version = try updateRow(update, pk: pk, statements: &updateStatements, resolve: resolve, on: connection) {
-                result.versions[update.objectID] = version
+                if version != update.baseVersion + 1 { result.versions[update.objectID] = version }
             } else {
                 conflicts.append(try conflict(for: update.objectID, baseVersion: update.baseVersion, objectValues: update, on: connection))
             }
