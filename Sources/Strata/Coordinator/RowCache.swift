@@ -77,8 +77,8 @@ final class RowCache: Sendable {
         let now = RowSnapshot.now()
         shard.entries.withLock { entries in
             for snapshot in snapshots {
-                // One hash lookup per row: the entry is changed in place (a new one is added
-                // empty, which a purge drops if the snapshot is refused below).
+                // One hash lookup per row: the entry is changed in place (a row not cached yet
+                // gets a new entry holding its snapshot).
                 Self.update(&entries[snapshot.objectID, default: Entry()], with: snapshot, now: now)
             }
             // Drop entries whose snapshots were released, once half the table (or more) was
