@@ -3,15 +3,16 @@ import Foundation
 /// Dictionary results (`resultType = .dictionaryResultType`): values, key paths, expressions
 /// and aggregates of the matching objects, grouped and filtered, one `NSDictionary` per result.
 ///
-/// The SQLite store computes them with one SQL statement. When the context (or a parent
-/// context) has unsaved changes to the fetched entities and `includesPendingChanges` is true
-/// (the default), they are computed in memory from the merged objects instead, with the same
-/// semantics; Core Data ignores pending changes for dictionary results, Strata includes them.
+/// The SQLite store computes them with one SQL statement, from saved rows only: as in Core Data,
+/// a context's (and its parents') unsaved changes do not count. With the Strata-only opt-in
+/// `dictionaryResultsIncludePendingChanges` (and `includesPendingChanges`) they are computed in
+/// memory from the merged objects instead when the context or a parent context has unsaved
+/// changes to the fetched entities, with the same semantics.
 extension ManagedObjectContext {
     func fetchDictionaries<T>(_ request: FetchRequest<T>, entity: EntityDescription) throws -> [Any] {
         let plan = try DictionaryPlan.make(request, entity: entity)
         let rows: [[RowEvaluator.Operand]]
-        if request.includesPendingChanges, hasPendingChanges(for: plan.rows) {
+        if plan.includesPendingChanges, hasPendingChanges(for: plan.rows) {
             rows = try dictionaryRowsInMemory(plan, options: .default)
         } else {
             rows = try requireParentStore().fetchDictionaryRows(plan, options: .default)
@@ -26,12 +27,13 @@ extension ManagedObjectContext {
         return try DictionaryEvaluator(plan: plan).evaluate(objects).map { Array($0.prefix(visible)) }
     }
 
-    /// As a child context's parent store: computed here when this context has unsaved changes
-    /// to the fetched entities, else by this context's own parent store (with the child's
+    /// As a child context's parent store: computed here when the request opted in to pending
+    /// changes and this context has unsaved changes to the fetched entities, else by this
+    /// context's own parent store (with the child's
     /// options either way). Runs on this context's queue.
     func fetchDictionaryRows(_ plan: DictionaryPlan, options: ReadOptions) throws -> [[RowEvaluator.Operand]] {
         try performAndWait {
-            if hasPendingChanges(for: plan.rows) { return try dictionaryRowsInMemory(plan, options: options) }
+            if plan.includesPendingChanges, hasPendingChanges(for: plan.rows) { return try dictionaryRowsInMemory(plan, options: options) }
             return try requireParentStore().fetchDictionaryRows(plan, options: options)
         }
     }

@@ -45,8 +45,15 @@ public final class FetchRequest<ResultType>: CustomStringConvertible {
     public var resultType: FetchRequestResultType = .managedObjectResultType
     /// Whether sub-entities' objects are included (default true).
     public var includesSubentities = true
-    /// Whether the context's unsaved inserts, updates and deletes count (default true).
+    /// Whether the context's unsaved inserts, updates and deletes count (default true). As in
+    /// Core Data, dictionary results (`.dictionaryResultType`, aggregates included) reflect only
+    /// what is saved, whatever this says, unless ``dictionaryResultsIncludePendingChanges`` opts in.
     public var includesPendingChanges = true
+    /// Strata only: whether dictionary results (`.dictionaryResultType`) are computed over the
+    /// context's objects with their unsaved changes (and those of parent contexts) when
+    /// ``includesPendingChanges`` is true too. Default false: dictionary results are computed
+    /// by the store from saved rows, as Core Data does.
+    public var dictionaryResultsIncludePendingChanges = false
     /// Whether objects come back as faults (values loaded on first access; default true).
     public var returnsObjectsAsFaults = true
     /// Whether the fetch loads values at all (false: IDs only, values on first access).
@@ -99,6 +106,7 @@ public final class FetchRequest<ResultType>: CustomStringConvertible {
         copy.resultType = resultType
         copy.includesSubentities = includesSubentities
         copy.includesPendingChanges = includesPendingChanges
+        copy.dictionaryResultsIncludePendingChanges = dictionaryResultsIncludePendingChanges
         copy.returnsObjectsAsFaults = returnsObjectsAsFaults
         copy.includesPropertyValues = includesPropertyValues
         copy.shouldRefreshRefetchedObjects = shouldRefreshRefetchedObjects

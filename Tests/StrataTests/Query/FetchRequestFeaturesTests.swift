@@ -71,6 +71,9 @@ struct FetchRequestFeaturesTests {
                 let request = FetchRequest<NSDictionary>(entityName: "Animal")
                 request.resultType = .dictionaryResultType
                 request.includesSubentities = subentities
+                // The unsaved engine's objects count only with the opt-in (Core Data's
+                // dictionary results reflect the store alone).
+                request.dictionaryResultsIncludePendingChanges = true
                 request.propertiesToFetch = [ExpressionDescription(name: "n", expression: ObjectExpression(forFunction: "count:", arguments: [ObjectExpression(forKeyPath: "name")]))]
                 return (try context.fetch(request).first?["n"] as? NSNumber)?.intValue ?? -1
             }

@@ -28,6 +28,10 @@ struct DictionaryPlan: @unchecked Sendable {
     let ordersByObject: Bool
     let limit: Int
     let offset: Int
+    /// Whether contexts compute the results over their objects with unsaved changes (the
+    /// request's `includesPendingChanges` and `dictionaryResultsIncludePendingChanges` opt-in)
+    /// instead of asking the store for saved rows only.
+    var includesPendingChanges = false
 
     /// The index of the first hidden column (the number of visible ones).
     var visibleCount: Int { columns.firstIndex { !$0.isVisible } ?? columns.count }
@@ -66,7 +70,8 @@ struct DictionaryPlan: @unchecked Sendable {
             rows: rows, columns: builder.columns, groupKeys: builder.groupKeys, isAggregate: builder.isAggregate,
             having: having, distinct: request.returnsDistinctResults, orders: orders,
             ordersByObject: !builder.isAggregate && !request.returnsDistinctResults,
-            limit: max(0, request.fetchLimit), offset: max(0, request.fetchOffset))
+            limit: max(0, request.fetchLimit), offset: max(0, request.fetchOffset),
+            includesPendingChanges: request.includesPendingChanges && request.dictionaryResultsIncludePendingChanges)
     }
 }
 

@@ -32,6 +32,9 @@ struct DictionaryDifferentialTests {
             for (name, context) in contexts {
                 let request = FetchRequest<NSDictionary>(entityName: "Item")
                 request.resultType = .dictionaryResultType
+                // The pending context's unsaved changes count only with the opt-in (Core Data's
+                // dictionary results reflect the store alone).
+                request.dictionaryResultsIncludePendingChanges = true
                 configure.apply(request)
                 let answer = context.performAndWait { () -> String in
                     do {
