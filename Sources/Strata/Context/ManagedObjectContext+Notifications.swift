@@ -63,6 +63,7 @@ extension ManagedObjectContext {
         info[NotificationKey.deletedObjectIDs] = changes.deleted
         if !changes.refreshed.isEmpty { info[NotificationKey.refreshedObjectIDs] = changes.refreshed }
         if !changes.invalidated.isEmpty { info[NotificationKey.invalidatedObjectIDs] = changes.invalidated }
+        if changes.invalidatedAll { info[NotificationKey.invalidatedAllObjects] = changes.invalidated }
         NotificationCenter.default.post(name: changes.name, object: self, userInfo: info)
         streams.yield(changes)
     }
@@ -91,11 +92,15 @@ public struct ContextChanges: Sendable, CustomStringConvertible {
     public let refreshed: Set<ManagedObjectID>
     /// IDs of invalidated objects (objects-did-change only).
     public let invalidated: Set<ManagedObjectID>
+    /// Whether every object of the context was invalidated: `reset()` (objects-did-change only;
+    /// Core Data's `NSInvalidatedAllObjectsKey`). `invalidated` then holds the IDs of the objects
+    /// that were registered.
+    public let invalidatedAll: Bool
 
     /// Creates a payload.
     public init(
         name: Notification.Name, inserted: Set<ManagedObjectID> = [], updated: Set<ManagedObjectID> = [], deleted: Set<ManagedObjectID> = [],
-        refreshed: Set<ManagedObjectID> = [], invalidated: Set<ManagedObjectID> = []
+        refreshed: Set<ManagedObjectID> = [], invalidated: Set<ManagedObjectID> = [], invalidatedAll: Bool = false
     ) {
         self.name = name
         self.inserted = inserted
@@ -103,10 +108,11 @@ public struct ContextChanges: Sendable, CustomStringConvertible {
         self.deleted = deleted
         self.refreshed = refreshed
         self.invalidated = invalidated
+        self.invalidatedAll = invalidatedAll
     }
 
     /// Whether nothing is reported.
-    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty && invalidated.isEmpty }
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty && invalidated.isEmpty && !invalidatedAll }
 
     public var description: String {
         "\(name.rawValue): \(inserted.count) inserted, \(updated.count) updated, \(deleted.count) deleted"

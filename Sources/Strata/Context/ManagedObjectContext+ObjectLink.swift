@@ -87,7 +87,11 @@ extension ManagedObjectContext: ObjectContextLink {
 
     func objectDidChange(_ object: ManagedObject) {
         guard object.link === self else { return }
-        if state.work.recordValueChange(object) { noteEvent(.updated, for: object) }
+        // An inserted object's edits after its insert was reported are updates to report (Core
+        // Data's objects-did-change lists them under the updated key).
+        if state.work.recordValueChange(object) || (object.change == .inserted && object.eventChanges.isEmpty) {
+            noteEvent(.updated, for: object)
+        }
     }
 
     func recordProblem(_ problem: StrataError, for object: ManagedObject) {

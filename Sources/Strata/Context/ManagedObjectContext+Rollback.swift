@@ -3,20 +3,44 @@ import Foundation
 /// Discarding changes, forgetting objects, and turning objects back into faults.
 extension ManagedObjectContext {
     /// Discards every unsaved change: inserted objects leave the context, updated and deleted
-    /// ones get their last saved values back. Call on the context's queue.
+    /// ones get their last saved values back. The next objects-did-change tells observers what
+    /// the rollback undid, as far as they were told of it: an insert already reported comes back
+    /// as a deletion, a deletion already reported as an insertion, and objects whose values go
+    /// back as updates; changes made and undone within the current event are not reported at
+    /// all. Call on the context's queue.
     public func rollback() {
         checkAccess("rollback()")
-        // Changes rolled back are not reported as changes of this event.
-        for object in state.eventObjects { object.eventChanges = [] }
-        state.eventObjects.removeAll()
-        for object in state.work.inserted.objects { detach(object) }
-        for object in state.work.updated.objects + state.work.deleted.objects {
+        for object in state.work.inserted.objects {
+            let insertReported = !object.eventChanges.contains(.inserted)
+            forgetEvent(of: object)
+            detach(object)
+            if insertReported { noteEvent(.deleted, for: object) }
+        }
+        for object in state.work.updated.objects {
+            forgetEvent(of: object)
+            revert(object)
+            noteEvent(.updated, for: object)
+        }
+        for object in state.work.deleted.objects {
+            let deleteReported = !object.eventChanges.contains(.deleted)
+            forgetEvent(of: object)
+            revert(object)
+            noteEvent(deleteReported ? .inserted : .updated, for: object)
+        }
+        // Objects deleted after being inserted, or whose rows vanished, are no longer tracked;
+        // they leave the context (observers were told of their deletion, or of nothing).
+        for object in state.registry.allObjects where object.change == .deleted {
+            forgetEvent(of: object)
             revert(object)
         }
-        // Objects deleted after being inserted are no longer tracked; detach them too.
-        for object in state.registry.allObjects where object.change == .deleted { revert(object) }
         clearProblems()
         assert(!state.work.hasChanges && state.work.checkConsistency())
+    }
+
+    /// Drops what the current event noted for `object` (the change is being undone). The object
+    /// may stay in the event's list; with nothing noted it reports nothing.
+    private func forgetEvent(of object: ManagedObject) {
+        object.eventChanges = []
     }
 
     /// Restores an object's last saved values.
@@ -64,15 +88,26 @@ extension ManagedObjectContext {
     }
 
     /// Forgets every object and every unsaved change. Objects the app still holds are detached
-    /// (no longer managed). Call on the context's queue.
+    /// (no longer managed). Observers hear of it at once: an objects-did-change whose
+    /// `invalidatedAllObjects` key (``ContextChanges/invalidatedAll``) holds the IDs of the
+    /// objects that were registered, as Core Data posts `NSInvalidatedAllObjectsKey`; changes of
+    /// the current event not yet reported are dropped. Call on the context's queue.
     public func reset() {
         checkAccess("reset()")
-        for object in state.registry.allObjects { detach(object) }
+        let registered = state.registry.allObjects
+        let registeredIDs = Set(registered.map(\.objectID))
+        for object in state.eventObjects { object.eventChanges = [] }
+        state.eventObjects.removeAll()
+        state.mergedInsertions = []
+        for object in registered { detach(object) }
         for object in state.work.inserted.objects + state.work.updated.objects + state.work.deleted.objects { detach(object) }
         state.registry.removeAll()
         state.retained.removeAll()
         clearProblems()
         assert(!state.work.hasChanges && state.work.checkConsistency())
+        if !registeredIDs.isEmpty {
+            post(ContextChanges(name: .managedObjectContextObjectsDidChange, invalidated: registeredIDs, invalidatedAll: true), userInfo: [:])
+        }
     }
 
     /// Turns `object` back into a fault. With `mergeChanges` false, its unsaved changes are

@@ -211,14 +211,15 @@ extension ManagedObject {
     }
 
     /// Marks a property changed and tells the context, unless the change cannot change what the
-    /// context knows: the object is inserted (it stays inserted), or updated with its update
-    /// already noted in the current event — and nobody observes every change
-    /// (``ObjectRegistry/reportsEveryValueChange``).
+    /// context knows or reports: the object is inserted with its insert (or an edit) already
+    /// noted in the current event, or updated with its update already noted — and nobody
+    /// observes every change (``ObjectRegistry/reportsEveryValueChange``). An edit of an
+    /// inserted object whose insert was reported in an earlier event is reported as an update.
     func markChanged(_ slot: PropertySlot) {
         if let index = entity.layout.changeIndex(of: slot) { changedMask.insert(index) }
         changedSinceWillSave = true
         guard let registry else { return }
-        if !registry.reportsEveryValueChange && (change == .inserted || (change == .updated && eventChanges.contains(.updated))) { return }
+        if !registry.reportsEveryValueChange && ((change == .inserted && !eventChanges.isEmpty) || (change == .updated && eventChanges.contains(.updated))) { return }
         registry.owner?.objectDidChange(self)
     }
 
