@@ -4,7 +4,8 @@ import Foundation
 extension ManagedObjectContext {
     /// Deletes `object` when the context is saved, applying the delete rules now.
     ///
-    /// `prepareForDeletion()` is called, then each relationship's rule runs: `nullify` removes
+    /// `prepareForDeletion()` is called (also when the object is already deleted, as in Core
+    /// Data; nothing else happens then), then each relationship's rule runs: `nullify` removes
     /// the object from its partners' inverse relationships, `cascade` does that and deletes the
     /// partners too (recursively; each object is deleted once, cycles and diamonds included),
     /// `deny` is checked by `save()` (a 1600 validation error naming the object and the
@@ -18,6 +19,12 @@ extension ManagedObjectContext {
             recordContextProblem(
                 StrataError(
                     code: StrataError.Code.coreData, message: "delete(_:) was given a \(object.entity.name) object of another context", entityName: object.entity.name, objectID: object.objectID))
+            return
+        }
+        // Deleting a deleted object again changes nothing, but Core Data still calls
+        // `prepareForDeletion()` on it for every `delete(_:)`.
+        if object.change == .deleted {
+            object.prepareForDeletion()
             return
         }
         // A work list rather than recursion: a long cascade chain cannot overflow the stack.

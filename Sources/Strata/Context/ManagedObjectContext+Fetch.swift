@@ -104,6 +104,9 @@ extension ManagedObjectContext {
         var objects: [ManagedObject]
         if request.includesPendingChanges, hasPendingChanges(for: plan) {
             objects = try mergedObjects(plan, options: .default)
+            // Store rows are judged as faults; the results are realised when the request asks
+            // for objects with their values (Core Data's `returnsObjectsAsFaults = false`).
+            if !request.returnsObjectsAsFaults && !idsOnly { realise(objects) }
         } else if idsOnly {
             let ids = try parent.fetchIDs(plan, options: .default)
             objects = ids.map { registeredOrFault($0) }
@@ -151,6 +154,13 @@ extension ManagedObjectContext {
             apply(row, to: object)
         }
         return object
+    }
+
+    /// Gives every fault among `objects` that holds its row (a fetch gave it one) its values.
+    private func realise(_ objects: [ManagedObject]) {
+        for object in objects where object.isFaultStorage {
+            if let row = object.snapshot { apply(row, to: object) }
+        }
     }
 
     /// Fetches with the context's unsaved changes merged in: store rows that changed here are

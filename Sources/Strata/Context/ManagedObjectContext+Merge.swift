@@ -20,11 +20,14 @@ extension ManagedObjectContext {
 
     // MARK: Merging
 
-    /// Brings the context up to date with another context's save: registered objects the save
-    /// updated are refreshed (unsaved edits here are kept, and win or lose per property as the
-    /// merge policy says), deleted ones are removed, inserted ones become reachable; an
-    /// objects-did-change notification reports it all. Pass the `.managedObjectContextDidSave`
-    /// notification. Call on this context's queue.
+    /// Brings the context up to date with another context's save, as Core Data does: registered
+    /// objects the save updated are refreshed (unsaved edits here are kept, and win or lose per
+    /// property as the merge policy says; a fault forgets the values and to-manys it had
+    /// loaded); registered objects the save deleted stay registered with their last values and
+    /// become deleted (`isDeleted`; there is nothing left to delete, so they are not in
+    /// `deletedObjects`); inserted ones are registered (as faults) and held until the end of the
+    /// block on this context's queue that merges. An objects-did-change notification reports it
+    /// all. Pass the `.managedObjectContextDidSave` notification. Call on this context's queue.
     public func mergeChanges(fromContextDidSave notification: Notification) {
         checkAccess("mergeChanges(fromContextDidSave:)")
         let info = notification.userInfo ?? [:]
@@ -72,7 +75,7 @@ extension ManagedObjectContext {
             guard let object = findRegistered(id) else { continue }
             keepAlive.append(object)
             noteEvent(.deleted, for: object)
-            detach(object)
+            rowDeletedElsewhere(object)
         }
         let policy = mergePolicy
         for id in changes.updated {
@@ -81,12 +84,16 @@ extension ManagedObjectContext {
             switch object.change {
             case .none:
                 if object.isFaultStorage {
-                    object.snapshot = nil  // fire from the new values
+                    // Fire from the new values; to-manys read while a fault are read again.
+                    object.snapshot = nil
+                    object.faultBatch = nil
+                    forgetLoadedToManys(of: object)
                     state.work.recordValues(object, because: .merged)
+                    noteEvent(.refreshed, for: object)
                 } else {
                     refresh(object, mergeChanges: false)
-                    noteEvent(.updated, for: object)
                 }
+                noteEvent(.updated, for: object)
             case .updated:
                 mergeUnsavedObject(object, winner: policy.kind == .mergeByPropertyStoreTrump || policy.kind == .rollback ? .store : .object)
                 noteEvent(.updated, for: object)
@@ -94,13 +101,44 @@ extension ManagedObjectContext {
                 break
             }
         }
+        var inserted: [ManagedObject] = []
+        inserted.reserveCapacity(changes.inserted.count)
         for id in changes.inserted {
             let object = registeredOrFault(id)
-            keepAlive.append(object)
+            inserted.append(object)
             noteEvent(.inserted, for: object)
         }
+        // Held until the block that merges ends (replacing an earlier merge's objects).
+        state.mergedInsertions = inserted
         processPendingChanges()
         withExtendedLifetime(keepAlive) {}
+    }
+
+    /// An unchanged fault's to-manys read while it was a fault are dropped: they load again, as
+    /// fresh as its row, on next use.
+    private func forgetLoadedToManys(of object: ManagedObject) {
+        guard object.toManyValues.contains(where: { $0 != nil }) else { return }
+        object.toManyValues = Array(repeating: nil, count: object.toManyValues.count)
+        object.committedToMany = object.toManyValues
+        object.prefetchedObjects = []
+    }
+
+    /// A save elsewhere deleted `object`'s row. As in Core Data, the object stays registered and
+    /// realised, its last values readable (a fault takes the row it was fetched with, if it has
+    /// one, else nil values), and becomes deleted; fetches no longer find its row. It is not put
+    /// in `deletedObjects`: there is nothing left to delete, and unsaved edits of it are dropped.
+    private func rowDeletedElsewhere(_ object: ManagedObject) {
+        if object.isFaultStorage {
+            if let row = object.snapshot {
+                apply(row, to: object)
+            } else {
+                prepareStorage(of: object, defaults: false)
+                object.isFaultStorage = false
+            }
+        }
+        object.faultBatch = nil
+        object.snapshot = nil
+        state.work.rowVanished(object)
     }
 
     /// Refreshes an object that has unsaved changes with the parent store's new values, by the

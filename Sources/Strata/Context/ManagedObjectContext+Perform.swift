@@ -76,8 +76,10 @@ extension ManagedObjectContext {
     }
 
     /// Work done at the end of each block that ran on the context's queue (not for blocks run
-    /// inline by a re-entrant `performAndWait`): objects-did-change.
+    /// inline by a re-entrant `performAndWait`): objects-did-change; the objects a merge in the
+    /// block inserted are no longer held.
     func endOfEvent() {
         if !state.eventObjects.isEmpty { processPendingChanges() }
+        if !state.mergedInsertions.isEmpty { state.mergedInsertions = [] }
     }
 }

@@ -216,6 +216,10 @@ final class ContextState {
     var lastPermanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
     /// Objects changed in the current event, in order of first change.
     var eventObjects: [ManagedObject] = []
+    /// The objects the latest merge inserted, held until the end of the block on the context's
+    /// queue in which it ran (or the next merge), as Core Data's autorelease pool holds them:
+    /// `registeredObject(for:)` finds them there (see `ManagedObjectContext+Merge.swift`).
+    var mergedInsertions: [ManagedObject] = []
     /// Whether objects-did-change is being posted (observers may change objects; their changes
     /// go into the next event).
     var isPostingChanges = false
