@@ -29,8 +29,8 @@ extension ManagedObjectContext {
 
     /// As a child context's parent store: computed here when the request opted in to pending
     /// changes and this context has unsaved changes to the fetched entities, else by this
-    /// context's own parent store (with the child's
-    /// options either way). Runs on this context's queue.
+    /// context's own parent store (with the child's options either way). Runs on this context's
+    /// queue.
     func fetchDictionaryRows(_ plan: DictionaryPlan, options: ReadOptions) throws -> [[RowEvaluator.Operand]] {
         try performAndWait {
             if plan.includesPendingChanges, hasPendingChanges(for: plan.rows) { return try dictionaryRowsInMemory(plan, options: options) }
