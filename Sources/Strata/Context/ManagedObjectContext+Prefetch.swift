@@ -28,7 +28,9 @@ extension ManagedObjectContext {
         }
         let parent = try requireParentStore()
         try fireForPrefetch(objects, parent: parent)
-        if relationship.isToMany { try loadToManyContents(name, relationship: relationship, of: objects, parent: parent) }
+        // The members read with their contents, held until their owners hold them.
+        var loadedMembers: [ManagedObject] = []
+        if relationship.isToMany { loadedMembers = try loadToManyContents(name, relationship: relationship, of: objects, parent: parent) }
         let shared = !relationship.isToMany || relationship.inverseRelationship.map(\.isToMany) ?? true
         var seen = Set<ObjectIdentifier>()
         var result: [ManagedObject] = []
@@ -57,6 +59,7 @@ extension ManagedObjectContext {
                 break
             }
         }
+        withExtendedLifetime(loadedMembers) {}
         // The targets' rows in one read; their faults then fire without I/O.
         if !missing.isEmpty {
             for row in try parent.snapshots(for: missing, options: .default) { _ = register(row, asFault: true, refresh: false) }
@@ -76,9 +79,11 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Loads the to-many `name` of every object in `objects` that has not loaded it, in one
-    /// read; each gets one `ToManyValue`, also its committed contents when it has none.
-    private func loadToManyContents(_ name: String, relationship: RelationshipDescription, of objects: [ManagedObject], parent: any ParentStore) throws {
+    /// Loads the to-many `name` of every object in `objects` that has not loaded it, with the
+    /// members' rows, in one read where the store can; each owner gets one `ToManyValue`, also
+    /// its committed contents when it has none. Returns the members registered from the rows
+    /// (the caller holds them until their owners do).
+    private func loadToManyContents(_ name: String, relationship: RelationshipDescription, of objects: [ManagedObject], parent: any ParentStore) throws -> [ManagedObject] {
         var owners: [ManagedObject] = []
         var slots: [Int] = []
         for object in objects {
@@ -87,12 +92,17 @@ extension ManagedObjectContext {
             owners.append(object)
             slots.append(slot)
         }
-        guard !owners.isEmpty else { return }
-        let loaded = try parent.toManyIDs(of: owners.map(\.objectID), relationship: relationship, options: .default)
-        for (owner, slot) in zip(owners, slots) {
-            let value = ToManyValue(loaded[owner.objectID] ?? [])
+        guard !owners.isEmpty else { return [] }
+        let loaded = try parent.toManyRows(of: owners.map(\.objectID), relationship: relationship, options: .default)
+        var members: [ManagedObject] = []
+        members.reserveCapacity(loaded.rows.count)
+        for row in loaded.rows { members.append(register(row, asFault: true, refresh: false)) }
+        for (index, owner) in owners.enumerated() {
+            let value = ToManyValue(index < loaded.members.count ? loaded.members[index] : [])
+            let slot = slots[index]
             owner.toManyValues[slot] = value
             if slot < owner.committedToMany.count, owner.committedToMany[slot] == nil { owner.committedToMany[slot] = value }
         }
+        return members
     }
 }

@@ -23,10 +23,19 @@ protocol ParentStore: AnyObject, Sendable {
     func snapshots(for ids: [ManagedObjectID], options: ReadOptions) throws -> [RowSnapshot]
     /// Contents of a to-many relationship for each of `ids`.
     func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]]
+    /// Contents of a to-many relationship for each of `ids` with the members' rows (one read
+    /// where the store can; a parent context answers with its unsaved changes, by two reads).
+    func toManyRows(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> ToManyRows
     /// Applies a child's save (a context) or writes it (the coordinator).
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult
     /// Permanent IDs for unsaved objects of `entity`.
     func obtainPermanentIDs(for temporaryIDs: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID]
     /// The coordinator at the root of the tree.
     var rootCoordinator: PersistentStoreCoordinator? { get }
+}
+
+extension ParentStore {
+    func toManyRows(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> ToManyRows {
+        try ToManyRows.byTwoReads(of: ids, relationship: relationship, options: options, contents: toManyIDs, rows: snapshots)
+    }
 }

@@ -233,6 +233,13 @@ extension PersistentStoreCoordinator: ParentStore {
         return try store(for: first).backend.toManyIDs(of: ids, relationship: relationship, options: options)
     }
 
+    /// One read of the contents and the members' rows where the owners' store can (the rows
+    /// are fresh from the store; the row cache is neither read nor filled, as for batch reads).
+    func toManyRows(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> ToManyRows {
+        guard let first = ids.first else { return ToManyRows(members: [], rows: []) }
+        return try store(for: first).backend.toManyRows(of: ids, relationship: relationship, options: options)
+    }
+
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
         // Rows about to change leave the row cache first; racing reads cannot put them back.
         rowCache.invalidate(changes.updates.map { ($0.objectID, $0.baseVersion) } + changes.deletes.map { ($0.objectID, Int64.max) })

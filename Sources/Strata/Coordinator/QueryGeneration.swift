@@ -67,6 +67,9 @@ final class PinnedParentStore: ParentStore {
     func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
         try base.toManyIDs(of: ids, relationship: relationship, options: pinned(options))
     }
+    func toManyRows(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> ToManyRows {
+        try base.toManyRows(of: ids, relationship: relationship, options: pinned(options))
+    }
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult { try base.save(changes) }
     func obtainPermanentIDs(for temporaryIDs: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] {
         try base.obtainPermanentIDs(for: temporaryIDs)

@@ -269,47 +269,73 @@ final class FaultBatch {
     }
 }
 
-/// The contents of one to-many relationship: IDs in order, plus a set for membership tests.
+/// The contents of one to-many relationship: IDs in order, without duplicates. Membership is
+/// tested by scanning a short list (most to-manys hold a few objects, and a set per
+/// relationship would cost an allocation and a hash per member); a list longer than
+/// ``indexThreshold`` gets a set for its membership tests.
 struct ToManyValue: Equatable {
     private(set) var ids: [ManagedObjectID] = []
-    private(set) var members: Set<ManagedObjectID> = []
+    /// The members as a set, once the list is longer than ``indexThreshold``.
+    private var index: Set<ManagedObjectID>?
+    /// The longest list tested by scanning.
+    static let indexThreshold = 16
 
     init() {}
 
     init(_ ids: [ManagedObjectID]) {
+        self.ids.reserveCapacity(ids.count)
         for id in ids { append(id) }
     }
 
     var count: Int { ids.count }
 
-    func contains(_ id: ManagedObjectID) -> Bool { members.contains(id) }
+    func contains(_ id: ManagedObjectID) -> Bool {
+        if let index { return index.contains(id) }
+        return ids.contains(id)
+    }
 
     /// Appends `id` unless present; returns whether it was added.
     @discardableResult mutating func append(_ id: ManagedObjectID) -> Bool {
-        guard members.insert(id).inserted else { return false }
+        guard addToIndex(id) else { return false }
         ids.append(id)
+        buildIndexIfLong()
         return true
     }
 
     /// Inserts `id` at `index` unless present; returns whether it was added.
-    @discardableResult mutating func insert(_ id: ManagedObjectID, at index: Int) -> Bool {
-        guard members.insert(id).inserted else { return false }
-        ids.insert(id, at: min(max(0, index), ids.count))
+    @discardableResult mutating func insert(_ id: ManagedObjectID, at position: Int) -> Bool {
+        guard addToIndex(id) else { return false }
+        ids.insert(id, at: min(max(0, position), ids.count))
+        buildIndexIfLong()
         return true
     }
 
     /// Removes `id` if present; returns whether it was there.
     @discardableResult mutating func remove(_ id: ManagedObjectID) -> Bool {
-        guard members.remove(id) != nil else { return false }
-        if let index = ids.firstIndex(of: id) { ids.remove(at: index) }
+        guard let position = ids.firstIndex(of: id) else { return false }
+        ids.remove(at: position)
+        index?.remove(id)
         return true
     }
 
     /// Replaces an ID (temporary → permanent) keeping its position.
     mutating func replace(_ old: ManagedObjectID, with new: ManagedObjectID) {
-        guard members.remove(old) != nil else { return }
-        members.insert(new)
-        if let index = ids.firstIndex(of: old) { ids[index] = new }
+        guard let position = ids.firstIndex(of: old) else { return }
+        ids[position] = new
+        if index != nil {
+            index?.remove(old)
+            index?.insert(new)
+        }
+    }
+
+    /// Whether `id` is new to the list (and, with an index, records it there).
+    private mutating func addToIndex(_ id: ManagedObjectID) -> Bool {
+        if index != nil { return index?.insert(id).inserted ?? false }
+        return !ids.contains(id)
+    }
+
+    private mutating func buildIndexIfLong() {
+        if index == nil && ids.count > Self.indexThreshold { index = Set(ids) }
     }
 
     /// Moves the IDs at `indexes` to start at `destination` (an index in the list without

@@ -22,6 +22,8 @@ struct FetchStatements: Sendable {
     private let rowsInKeyRange: [String: String]
     /// By to-many relationship: its contents for a key list of owners.
     private let toManyContents: [ObjectIdentifier: String]
+    /// By to-many relationship: its contents for a key list of owners, with the members' rows.
+    private let toManyRows: [ObjectIdentifier: String]
 
     /// Statements of `schema`'s tables; `cachesShapes` keeps the compiled SELECT of each shape
     /// of plan (off only to compare with the uncached statements).
@@ -44,13 +46,18 @@ struct FetchStatements: Sendable {
         self.rowsByKey = rowsByKey
         self.rowsInKeyRange = rowsInKeyRange
         var toManyContents: [ObjectIdentifier: String] = [:]
+        var toManyRows: [ObjectIdentifier: String] = [:]
         for relationship in schema.toManyRelationships {
             guard let destination = relationship.destinationEntity, let storage = schema.storage(of: relationship),
                 let destinationTable = schema.table(for: destination)
             else { continue }
             toManyContents[ObjectIdentifier(relationship)] = Self.contents(storage, destinationTable: destinationTable.name)
+            if let columns = rowColumns[destinationTable.name] {
+                toManyRows[ObjectIdentifier(relationship)] = Self.memberRows(storage, destinationTable: destinationTable.name, columns: columns)
+            }
         }
         self.toManyContents = toManyContents
+        self.toManyRows = toManyRows
     }
 
     // MARK: Plans
@@ -187,6 +194,32 @@ struct FetchStatements: Sendable {
     /// side), then by member key. Nil for a relationship without storage in the schema.
     func toManyContents(of relationship: RelationshipDescription) -> String? {
         toManyContents[ObjectIdentifier(relationship)]
+    }
+
+    /// The contents of a to-many relationship for owners whose keys are in a key list, with
+    /// the members' rows: the owner's key, then every column of the member's row (as
+    /// ``rows(_:)`` selects them), by owner, then in the relationship's order, then by member
+    /// key. Nil for a relationship without storage in the schema.
+    func toManyRows(of relationship: RelationshipDescription) -> String? {
+        toManyRows[ObjectIdentifier(relationship)]
+    }
+
+    /// ``toManyRows(of:)``: the statement of ``contents(_:destinationTable:)`` selecting whole
+    /// member rows (alias `t0`, as `columns` expects).
+    private static func memberRows(_ storage: SQLiteSchema.ToManyStorage, destinationTable: String, columns: String) -> String {
+        switch storage {
+        case .foreignKey(let table, let column, let orderColumn, _):
+            let key = "t0." + SQLFragment.identifier(column)
+            let order = orderColumn.map { "t0.\(SQLFragment.identifier($0)), " } ?? ""
+            return
+                "SELECT \(key), \(columns) FROM \(SQLFragment.identifier(table)) t0 WHERE \(key) IN (SELECT value FROM json_each(?)) ORDER BY \(key), \(order)t0.Z_PK"
+        case .joinTable(let join, let isSourceSide):
+            let mine = isSourceSide ? "Z_SOURCE" : "Z_TARGET"
+            let other = isSourceSide ? "Z_TARGET" : "Z_SOURCE"
+            let order = join.isOrdered && isSourceSide ? "j.Z_ORDER, " : ""
+            return
+                "SELECT j.\(mine), \(columns) FROM \(SQLFragment.identifier(join.name)) j JOIN \(SQLFragment.identifier(destinationTable)) t0 ON t0.Z_PK = j.\(other) WHERE j.\(mine) IN (SELECT value FROM json_each(?)) ORDER BY j.\(mine), \(order)j.\(other)"
+        }
     }
 
     /// A one-to-many is read through the inverse's foreign key on the members' table (ordered:

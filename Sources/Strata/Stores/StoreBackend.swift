@@ -31,6 +31,9 @@ protocol StoreBackend: AnyObject, Sendable {
     func snapshots(for ids: [ManagedObjectID], options: ReadOptions) throws -> [RowSnapshot]
     /// The contents of a to-many relationship for each of `ids` (every owner gets an entry).
     func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]]
+    /// The contents of a to-many relationship for each of `ids`, with the members' rows
+    /// (prefetching). The default reads the contents, then the rows.
+    func toManyRows(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> ToManyRows
     /// Writes a change set in one transaction: all of it or none of it.
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult
     /// Writes a change set in one transaction that stays open while `body` runs and commits
@@ -52,5 +55,34 @@ protocol StoreBackend: AnyObject, Sendable {
 extension StoreBackend {
     func fetchIDList(_ plan: FetchPlan, options: ReadOptions) throws -> ObjectIDList {
         ObjectIDList(try fetchIDs(plan, options: options), entity: plan.entity)
+    }
+
+    func toManyRows(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> ToManyRows {
+        try ToManyRows.byTwoReads(of: ids, relationship: relationship, options: options, contents: toManyIDs, rows: snapshots)
+    }
+}
+
+/// The contents of a to-many relationship for some owners together with the members' rows, as
+/// a prefetch reads them: `members[i]` are the members of the `i`-th owner asked for, in the
+/// relationship's order; `rows` are the members' rows (each once).
+struct ToManyRows {
+    var members: [[ManagedObjectID]]
+    var rows: [RowSnapshot]
+
+    /// The contents by one read, then the rows of the members by another (for stores and parent
+    /// contexts without a single read of both).
+    static func byTwoReads(
+        of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions,
+        contents: ([ManagedObjectID], RelationshipDescription, ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]],
+        rows: ([ManagedObjectID], ReadOptions) throws -> [RowSnapshot]
+    ) throws -> ToManyRows {
+        let loaded = try contents(ids, relationship, options)
+        let members = ids.map { loaded[$0] ?? [] }
+        var seen = Set<ManagedObjectID>()
+        var wanted: [ManagedObjectID] = []
+        for list in members {
+            for id in list where !id.isTemporaryID && seen.insert(id).inserted { wanted.append(id) }
+        }
+        return ToManyRows(members: members, rows: wanted.isEmpty ? [] : try rows(wanted, options))
     }
 }
