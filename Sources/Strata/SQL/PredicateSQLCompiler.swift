@@ -314,7 +314,14 @@ struct PredicateSQLCompiler {
             return "(" + select(what, from: from, scope: element, where: conditions) + ")"
         case .function(let function, let args):
             let compiled = try args.map(operand)
-            return SQLFragment(SQLNames.scalarFunction + "(" + String(SQLNames.code(of: function))) + compiled.reduce(SQLFragment("")) { $0 + ", " + $1 } + ")"
+            let call = SQLFragment(SQLNames.scalarFunction + "(" + String(SQLNames.code(of: function))) + compiled.reduce(SQLFragment("")) { $0 + ", " + $1 } + ")"
+            // + - * on integers and NULLs follow SQLite's own rules in the registered function
+            // too (integer overflow gives a real; NULL gives NULL): when both operands are
+            // integer columns or constants, SQLite computes them itself, without a call per
+            // row. Reals keep the function: it keeps a NaN result (infinity minus infinity),
+            // which SQLite's own arithmetic turns into NULL.
+            guard let native = Self.nativeOperator(function), args.count == 2, compiled.count == 2, args.allSatisfy(Self.isIntegerOperand) else { return call }
+            return "(" + compiled[0] + " " + native + " " + compiled[1] + ")"
         case .conditional(let condition, let whenTrue, let whenFalse):
             return "(CASE WHEN " + (try compile(condition)) + " THEN " + (try operand(whenTrue)) + " ELSE " + (try operand(whenFalse)) + " END)"
         case .resultColumn(let index, _):
@@ -324,6 +331,31 @@ struct PredicateSQLCompiler {
                 throw StrataError(code: StrataError.Code.coreData, message: "Result column \(index) is not defined here")
             }
             return root.resultColumns[index]
+        }
+    }
+
+    /// The SQL operator that computes `function` exactly as the registered function does for
+    /// non-text operands.
+    private static func nativeOperator(_ function: BoundFunction) -> String? {
+        switch function {
+        case .add: return "+"
+        case .subtract: return "-"
+        case .multiply: return "*"
+        default: return nil
+        }
+    }
+
+    /// Whether `expression` is an integer column (integer or boolean attribute: such columns
+    /// hold only integers and NULL) or an integer constant.
+    private static func isIntegerOperand(_ expression: BoundExpression) -> Bool {
+        switch expression {
+        case .constant(.integer, _), .constant(.null, _): return true
+        case .attribute(_, let attribute, _):
+            switch attribute.type {
+            case .integer16, .integer32, .integer64, .boolean: return true
+            default: return false
+            }
+        default: return false
         }
     }
 

@@ -29,7 +29,10 @@ struct PredicateSQLTests {
             ("ALL category.venues.specialCount > %@", [424_242], ["NOT EXISTS", "(NOT"]),
             ("category.venues.@sum.price > %@", [777], ["strata_dsum("]),
             ("category.venues.@count > %@", [31_337], ["SELECT COUNT(*) FROM"]),
-            ("specialCount + %@ > 3", [55_555], ["strata_fn(1,"]),
+            // Integer + - * is SQLite's own arithmetic (the same rules as the registered
+            // function); anything else calls the function.
+            ("specialCount + %@ > 3", [55_555], ["(t0.\"ZSPECIALCOUNT\" + ?)"]),
+            ("specialCount / %@ > 3", [55_555], ["strata_fn("]),
             ("name IN %@", [["zz-a", "zz-b"]], ["IN (?, ?)"]),
         ]
         for (format, arguments, fragments) in cases {
