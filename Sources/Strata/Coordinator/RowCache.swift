@@ -29,8 +29,17 @@ final class RowCache: Sendable {
     /// How long a save's floor stays after it was set (a racing read lasts far less).
     static let floorLifetime: UInt64 = 10_000_000_000
 
+    /// What one shard holds, behind its lock.
+    private struct ShardState {
+        var entries: [ManagedObjectID: Entry] = [:]
+        /// By inheritance tree (root layout identifier): a batch request changed rows of the
+        /// tree at this time without naming them, so snapshots read before it are refused
+        /// (until the floor expires).
+        var treeFloors: [ObjectIdentifier: (time: UInt64, expires: UInt64)] = [:]
+    }
+
     private final class Shard: Sendable {
-        let entries = StrataLock<[ManagedObjectID: Entry]>([:])
+        let state = StrataLock<ShardState>(ShardState())
         let writesSincePurge = Atomic<Int>(0)
     }
 
@@ -47,7 +56,7 @@ final class RowCache: Sendable {
     /// The cached snapshot of `id` no older than `maxAge` seconds (negative: any age; 0: none).
     func snapshot(for id: ManagedObjectID, maxAge: TimeInterval) -> RowSnapshot? {
         if maxAge == 0 { return nil }
-        guard let snapshot = shard(for: id).entries.withLock({ $0[id]?.snapshot }) else { return nil }
+        guard let snapshot = shard(for: id).state.withLock({ $0.entries[id]?.snapshot }) else { return nil }
         return snapshot.isFresh(stalenessInterval: maxAge) ? snapshot : nil
     }
 
@@ -75,19 +84,48 @@ final class RowCache: Sendable {
     private func insert(_ snapshots: [RowSnapshot], into shard: Shard) {
         let written = shard.writesSincePurge.wrappingAdd(snapshots.count, ordering: .relaxed).newValue
         let now = RowSnapshot.now()
-        shard.entries.withLock { entries in
+        shard.state.withLock { state in
+            if !state.treeFloors.isEmpty { Self.expireTreeFloors(&state, now: now) }
             for snapshot in snapshots {
+                if !state.treeFloors.isEmpty, let floor = state.treeFloors[snapshot.objectID.entity.layout.rootIdentifier], snapshot.fetchedAt < floor.time {
+                    continue  // read before a batch request changed its tree
+                }
                 // One hash lookup per row: the entry is changed in place (a row not cached yet
                 // gets a new entry holding its snapshot).
-                Self.update(&entries[snapshot.objectID, default: Entry()], with: snapshot, now: now)
+                Self.update(&state.entries[snapshot.objectID, default: Entry()], with: snapshot, now: now)
             }
             // Drop entries whose snapshots were released, once half the table (or more) was
             // written since the last pass: amortised O(1) per write, and the table stays within
             // about twice the live entries plus 1,024 even when every write adds a new row (a
             // batched walk over a million rows).
-            if written > max(1_024, entries.count / 2) {
-                entries = entries.filter { !$0.value.isDead(now: now) }
+            if written > max(1_024, state.entries.count / 2) {
+                state.entries = state.entries.filter { !$0.value.isDead(now: now) }
                 shard.writesSincePurge.store(0, ordering: .relaxed)
+            }
+        }
+    }
+
+    private static func expireTreeFloors(_ state: inout ShardState, now: UInt64) {
+        if state.treeFloors.values.contains(where: { $0.expires <= now }) {
+            state.treeFloors = state.treeFloors.filter { $0.value.expires > now }
+        }
+    }
+
+    /// After a batch request changed rows of the inheritance trees `roots` (root layout
+    /// identifiers) without naming them: drops every cached snapshot of those trees read before
+    /// `time`, and for a while refuses such snapshots, so reads racing the request cannot
+    /// cache old rows. O(cached entries), whatever the number of rows changed.
+    func invalidateTrees(_ roots: Set<ObjectIdentifier>, readBefore time: UInt64) {
+        guard !roots.isEmpty else { return }
+        let expires = RowSnapshot.now() &+ Self.floorLifetime
+        for shard in shards {
+            shard.state.withLock { state in
+                for root in roots { state.treeFloors[root] = (time, expires) }
+                state.entries = state.entries.filter { element in
+                    guard roots.contains(element.key.entity.layout.rootIdentifier) else { return true }
+                    guard let snapshot = element.value.snapshot else { return element.value.floor > 0 }
+                    return snapshot.fetchedAt >= time
+                }
             }
         }
     }
@@ -105,7 +143,7 @@ final class RowCache: Sendable {
     /// Forgets `ids`.
     func remove(_ ids: [ManagedObjectID]) {
         for id in ids {
-            _ = shard(for: id).entries.withLock { $0.removeValue(forKey: id) }
+            _ = shard(for: id).state.withLock { $0.entries.removeValue(forKey: id) }
         }
     }
 
@@ -124,20 +162,20 @@ final class RowCache: Sendable {
             for row in rows { grouped[Int(UInt(bitPattern: row.id.hashValue) % UInt(shards.count))].append(row) }
         }
         for (index, group) in grouped.enumerated() where !group.isEmpty {
-            shards[index].entries.withLock { entries in
-                entries.reserveCapacity(entries.count + group.count)
-                for row in group { entries[row.id] = Entry(snapshot: nil, floor: row.floor, floorExpires: expires) }
+            shards[index].state.withLock { state in
+                state.entries.reserveCapacity(state.entries.count + group.count)
+                for row in group { state.entries[row.id] = Entry(snapshot: nil, floor: row.floor, floorExpires: expires) }
             }
         }
     }
 
     /// Number of entries whose snapshot is still alive (for tests and diagnostics).
     var liveCount: Int {
-        shards.reduce(0) { total, shard in total + shard.entries.withLock { $0.values.filter { $0.snapshot != nil }.count } }
+        shards.reduce(0) { total, shard in total + shard.state.withLock { $0.entries.values.filter { $0.snapshot != nil }.count } }
     }
 
     /// Forgets everything.
     func removeAll() {
-        for shard in shards { shard.entries.withLock { $0.removeAll() } }
+        for shard in shards { shard.state.withLock { $0.entries.removeAll() } }
     }
 }

@@ -9,8 +9,36 @@ import Foundation
 public final class ObjectExpression: Sendable, Hashable, CustomStringConvertible {
     /// The parsed expression (see ``PredicateNode``).
     public let node: ExpressionNode
+    /// Why the format string given to ``init(format:_:)`` could not be parsed, if it could not
+    /// (using the expression then throws this error, or one naming the bad format).
+    public let syntaxError: StrataError?
 
-    init(node: ExpressionNode) { self.node = node }
+    init(node: ExpressionNode) {
+        self.node = node
+        self.syntaxError = nil
+    }
+
+    /// Parses an expression in the format language (`"visits + 1"`, `"price * 1.1"`, `"now()"`,
+    /// `"FUNCTION(...)"`, key paths, constants), as Core Data's `NSExpression(format:)`. A
+    /// malformed format does not trap: the expression carries ``syntaxError``, and any request
+    /// that uses it throws.
+    public convenience init(format: String, _ args: Any...) {
+        do {
+            var parser = try PredicateParser(format: format, arguments: args)
+            self.init(node: try parser.parseExpression())
+        } catch let error as PredicateSyntaxError {
+            self.init(malformed: format, error: ObjectPredicate.syntaxError(error, in: format))
+        } catch {
+            self.init(malformed: format, error: StrataError(code: StrataError.Code.coreData, message: "Malformed expression format '\(format)': \(error)"))
+        }
+    }
+
+    /// An expression standing for a format that did not parse: binding it fails with an error
+    /// naming the format.
+    private init(malformed format: String, error: StrataError) {
+        self.node = .function("malformed expression '\(format)'", [])
+        self.syntaxError = error
+    }
 
     /// A key path such as `"department.name"` or `"employees.@count"`.
     public convenience init(forKeyPath keyPath: String) {

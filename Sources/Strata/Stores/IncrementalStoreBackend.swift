@@ -42,6 +42,11 @@ final class IncrementalStoreBackend: StoreBackend {
         return result
     }
 
+    /// A batch update: the matching rows read and saved back with their new values.
+    func batchUpdate(_ plan: BatchUpdatePlan) throws -> BatchUpdateOutcome {
+        try plan.runByRows(on: self, store: store)
+    }
+
     /// The rows of `ids` that still exist (any order).
     func snapshots(for ids: [ManagedObjectID], options: ReadOptions) throws -> [RowSnapshot] {
         try store.newValuesForObjects(with: ids, options: options)

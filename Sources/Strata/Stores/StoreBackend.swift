@@ -41,6 +41,9 @@ protocol StoreBackend: AnyObject, Sendable {
     /// saves of several stores through `body`, so a save spanning them lands in all or none,
     /// except when a COMMIT fails after an inner store committed (reported as 134040).
     func save(_ changes: StoreChangeSet, holdingTransactionOpenFor body: () throws -> Void) throws -> StoreSaveResult
+    /// Runs a batch update in one transaction: all of it or none of it. Returns the updated
+    /// rows with their new versions.
+    func batchUpdate(_ plan: BatchUpdatePlan) throws -> BatchUpdateOutcome
     /// Hands out `count` new primary keys for rows of `entity`'s table.
     func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64]
     /// Closes the store's connections.

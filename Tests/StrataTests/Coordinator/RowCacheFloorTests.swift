@@ -37,4 +37,28 @@ struct RowCacheFloorTests {
         cache.store([fresh])
         #expect(cache.snapshot(for: id, maxAge: -1)?.version == 2)
     }
+
+    @Test("after a batch request, rows of the tree read before it are dropped and refused; later reads are kept")
+    func treeFloorRefusesEarlierReads() throws {
+        let model = ModelFixtures.people()
+        _ = try TestStack(model: model)
+        let entity = try #require(model.entitiesByName["Person"])
+        let token = StoreToken(identifier: "store")
+        let cached = row(ManagedObjectID(entityIdentity: entity, primaryKey: 1, store: token), version: 1, age: 1)
+        let cache = RowCache(shardCount: 2)
+        cache.store([cached])
+        // A read that began before the batch request…
+        let racing = RowSnapshot(objectID: ManagedObjectID(entityIdentity: entity, primaryKey: 2, store: token), version: 1, attributes: [.text("x"), .integer(1), .null], toOne: [])
+        let committed = RowSnapshot.now()
+        cache.invalidateTrees([entity.layout.rootIdentifier], readBefore: committed)
+        #expect(cache.snapshot(for: cached.objectID, maxAge: -1) == nil)
+        // …offers its old row after the request: refused.
+        cache.store([racing])
+        #expect(cache.snapshot(for: racing.objectID, maxAge: -1) == nil)
+        // A read after the request is cached as usual.
+        let later = row(racing.objectID, version: 2, age: 2)
+        cache.store([later])
+        #expect(cache.snapshot(for: racing.objectID, maxAge: -1)?.version == 2)
+        withExtendedLifetime([cached, racing, later]) {}
+    }
 }

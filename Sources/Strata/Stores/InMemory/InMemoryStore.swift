@@ -123,6 +123,12 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         return ids.compactMap { id in id.primaryKey.flatMap { current.tables[tableName(id.entity)]?[$0] } }
     }
 
+    /// A batch update: the matching rows read and saved back with their new values, with
+    /// optimistic locking (see `BatchUpdatePlan.runByRows`).
+    func batchUpdate(_ plan: BatchUpdatePlan) throws -> BatchUpdateOutcome {
+        try plan.runByRows(on: self, store: self)
+    }
+
     func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
         let current = snapshotState(options)
         var result: [ManagedObjectID: [ManagedObjectID]] = [:]

@@ -1,0 +1,51 @@
+import Foundation
+
+/// `execute(_:)`: running any ``PersistentStoreRequest``.
+extension ManagedObjectContext {
+    /// Runs `request` and returns its result (Core Data's `execute(_:)`): a ``FetchRequest``
+    /// gives a ``FetchResult`` holding what `fetch(_:)` returns; a ``BatchUpdateRequest`` runs
+    /// straight on the store and gives a ``BatchUpdateResult`` — it does not change this
+    /// context's objects (merge its IDs with `mergeChanges(fromRemoteContextSave:into:)`), and
+    /// in a child context it runs on the coordinator at the root of the tree. Throws for an
+    /// unknown entity or key, a wrong value, a store failure, or a kind of request this
+    /// context cannot run. Call on the context's queue.
+    public func execute(_ request: any PersistentStoreRequest) throws -> PersistentStoreResult {
+        checkAccess("execute(_:)")
+        if let fetch = request as? any ContextFetchable {
+            return FetchResult(result: try fetch.results(in: self))
+        }
+        if let update = request as? BatchUpdateRequest {
+            return try executeBatchUpdate(update)
+        }
+        throw StrataError(code: StrataError.Code.coreData, message: "execute(_:) cannot run a \(type(of: request)) (request type \(request.requestType))")
+    }
+
+    private func executeBatchUpdate(_ request: BatchUpdateRequest) throws -> BatchUpdateResult {
+        guard let coordinator = persistentStoreCoordinator else {
+            throw StrataError(code: StrataError.Code.coreData, message: "\(self) has no persistent store coordinator: a batch update runs on its stores")
+        }
+        let model = coordinator.managedObjectModel
+        let entity: EntityDescription
+        if let given = request.entity {
+            entity = given
+        } else if let named = model.entitiesByName[request.entityName] {
+            entity = named
+        } else {
+            throw StrataError(code: StrataError.Code.coreData, message: "The model has no entity named '\(request.entityName)'", entityName: request.entityName)
+        }
+        let plan = try BatchUpdatePlan.make(
+            entity: entity, predicate: request.predicate, includesSubentities: request.includesSubentities, propertiesToUpdate: request.propertiesToUpdate ?? [:],
+            returnsObjectIDs: request.resultType == .updatedObjectIDsResultType)
+        let outcome = try coordinator.executeBatchUpdate(plan, affectedStores: request.affectedStores)
+        return BatchUpdateResult(resultType: request.resultType, count: outcome.count, ids: outcome.ids)
+    }
+}
+
+/// A fetch request, as `execute(_:)` runs it without knowing its result type.
+protocol ContextFetchable {
+    func results(in context: ManagedObjectContext) throws -> Any
+}
+
+extension FetchRequest: ContextFetchable {
+    func results(in context: ManagedObjectContext) throws -> Any { try context.fetch(self) }
+}

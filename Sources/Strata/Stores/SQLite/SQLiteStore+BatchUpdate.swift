@@ -1,0 +1,54 @@
+import Foundation
+import StrataSQLite
+
+/// Batch updates on SQLite: one `UPDATE … RETURNING` in one write transaction.
+extension SQLiteStore {
+    /// Runs `plan` as one statement (see `BatchUpdateStatements`); when an assignment's new
+    /// values need a range check, a value out of range rolls the whole statement back before
+    /// anything is committed. Callable from any thread.
+    func batchUpdate(_ plan: BatchUpdatePlan) throws -> BatchUpdateOutcome {
+        if configuration.readOnly {
+            throw StrataError(code: StrataError.Code.persistentStoreSave, message: "The store was opened read-only", url: url)
+        }
+        let (sql, returnsRows, checked) = try BatchUpdateStatements(schema: schema).update(plan)
+        do {
+            return try pool.withWriter { connection in
+                try connection.transaction(Self.writeTransaction) {
+                    var outcome = BatchUpdateOutcome()
+                    let statement = try connection.cachedStatement(sql.text)
+                    guard returnsRows else {
+                        try statement.execute(sql.bindings.sqliteValues)
+                        outcome.count = connection.changes
+                        return outcome
+                    }
+                    let fallback = plan.rows.entity
+                    var failure: StrataError?
+                    try statement.forEachRow(sql.bindings.sqliteValues) { row in
+                        outcome.count += 1
+                        let entity = model.entity(forCode: row.int64(at: 1)) ?? fallback
+                        let id = ManagedObjectID(entity: entity, primaryKey: row.int64(at: 0), store: token)
+                        if plan.returnsObjectIDs { outcome.ids.append(id) }
+                        guard failure == nil else { return }
+                        for (column, index) in checked.enumerated() {
+                            let assignment = plan.assignments[index]
+                            do {
+                                try BatchUpdatePlan.checkRange(row.storedValue(at: Int32(2 + column)), for: assignment.attribute) { message, key in
+                                    StrataError(code: StrataError.Code.managedObjectValidation, message: message, entityName: entity.name, key: key, objectID: id)
+                                }
+                            } catch let error as StrataError {
+                                failure = error
+                            }
+                        }
+                    }
+                    // Thrown inside the transaction: it rolls back, nothing is written.
+                    if let failure { throw failure }
+                    return outcome
+                }
+            }
+        } catch let error as StrataError {
+            throw error
+        } catch {
+            throw wrap(error, "Batch update of \(plan.rows.entity.name)")
+        }
+    }
+}
