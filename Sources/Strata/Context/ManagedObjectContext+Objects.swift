@@ -195,17 +195,27 @@ extension ManagedObjectContext {
     }
 
     /// Loads a snapshot into an object (which stops being a fault) and calls `awakeFromFetch()`.
+    /// Transient values stay as they are (a refresh resets them: see `refresh(_:mergeChanges:)`).
     func apply(_ snapshot: RowSnapshot, to object: ManagedObject) {
         let layout = object.entity.layout
         object.snapshot = snapshot
         object.attributeValues = snapshot.attributes
-        object.toOneValues = snapshot.toOne
+        object.toOneValues = layout.toOnes(snapshot.toOne, keepingTransientOf: object.toOneValues)
         let toManyCount = layout.toManyRelationships.count
         // A fault keeps the to-manys loaded while it was a fault (they are as fresh as its row);
-        // an unchanged object given new values forgets them (they load again on next use).
+        // an unchanged object given new values forgets them (they load again on next use),
+        // except transient ones, which no store holds.
         if object.toManyValues.count != toManyCount || (object.change == .none && !object.isFaultStorage) {
-            object.toManyValues = Array(repeating: nil, count: toManyCount)
-            object.committedToMany = object.toManyValues
+            var toMany = [ToManyValue?](repeating: nil, count: toManyCount)
+            var committed = toMany
+            if object.toManyValues.count == toManyCount {
+                for slot in layout.transientToManySlots {
+                    toMany[slot] = object.toManyValues[slot]
+                    committed[slot] = slot < object.committedToMany.count ? object.committedToMany[slot] : nil
+                }
+            }
+            object.toManyValues = toMany
+            object.committedToMany = committed
         }
         // Transient attributes start at their defaults the first time an object gets values
         // (a fetched object or a fired fault); later loads keep them, as refreshes reset them.

@@ -6,12 +6,13 @@ import Foundation
 extension ManagedObjectContext: ParentStore {
     var rootCoordinator: PersistentStoreCoordinator? { persistentStoreCoordinator }
 
-    /// The object's current values as a snapshot (firing it if needed).
+    /// The object's current values as a snapshot (firing it if needed); transient to-ones are
+    /// not part of it (see ``ParentStore``).
     func currentSnapshot(of object: ManagedObject) -> RowSnapshot {
         object.fireFaultIfNeeded()
         return RowSnapshot(
             objectID: object.objectID, version: object.snapshot?.version ?? 0,
-            attributes: object.attributeValues, toOne: object.toOneValues)
+            attributes: object.attributeValues, toOne: object.entity.layout.storedToOnes(object.toOneValues))
     }
 
     func fetchRows(_ plan: FetchPlan, options: ReadOptions) throws -> [RowSnapshot] {
@@ -90,7 +91,9 @@ extension ManagedObjectContext: ParentStore {
     }
 
     func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
-        try performAndWait {
+        // A transient to-many is not reported down the tree (see `ParentStore`).
+        if relationship.isTransient { return emptyToManyContents(of: ids) }
+        return try performAndWait {
             var result: [ManagedObjectID: [ManagedObjectID]] = [:]
             var forward: [(asked: ManagedObjectID, wanted: ManagedObjectID)] = []
             for id in ids {
@@ -224,13 +227,14 @@ extension ManagedObjectContext: ParentStore {
         )
     }
 
-    /// Whether the object's stored attributes and to-ones are those of `base` (a to-one
-    /// target may appear under its temporary or its permanent ID).
+    /// Whether the object's stored attributes and stored to-ones are those of `base` (a to-one
+    /// target may appear under its temporary or its permanent ID; transient to-ones are not
+    /// in `base`).
     private func sameValues(_ object: ManagedObject, as base: RowSnapshot) -> Bool {
         guard object.attributeValues.count == base.attributes.count, object.toOneValues.count == base.toOne.count else { return false }
         for (current, read) in zip(object.attributeValues, base.attributes) where !current.isIdentical(to: read) { return false }
         let aliases = persistentStoreCoordinator?.temporaryIDAliases
-        for (current, read) in zip(object.toOneValues, base.toOne) where current != read {
+        for (current, read) in zip(object.entity.layout.storedToOnes(object.toOneValues), base.toOne) where current != read {
             guard let current, let read, let aliases else { return false }
             let same = aliases.permanent(for: current) == read || aliases.permanent(for: read) == current
             if !same { return false }

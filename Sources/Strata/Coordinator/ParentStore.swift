@@ -3,6 +3,11 @@ import Foundation
 /// What a context needs from its parent store: the coordinator for a root context, the parent
 /// context for a child. Both are thread-safe; a parent context runs each call on its own queue
 /// (the child waits for it: waits only go up the tree).
+///
+/// **Transient relationships** go up only: a child's save carries them into a parent context
+/// (which keeps them in memory; the coordinator drops them before its stores), but no read
+/// reports them: snapshots hold nil in their to-one slots and a transient to-many's contents
+/// are empty, so an object a child faults in starts with them empty, as in another context.
 protocol ParentStore: AnyObject, Sendable {
     // Reads: `options` say how (through which query generation, whether the row cache is
     // filled, how old a cached row may be); a parent context passes them on to its own parent.
@@ -38,4 +43,10 @@ extension ParentStore {
     func toManyRows(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> ToManyRows {
         try ToManyRows.byTwoReads(of: ids, relationship: relationship, options: options, contents: toManyIDs, rows: snapshots)
     }
+}
+
+/// The answer of a parent store to `toManyIDs` for a transient relationship: an empty list
+/// for every owner (see ``ParentStore``).
+func emptyToManyContents(of ids: [ManagedObjectID]) -> [ManagedObjectID: [ManagedObjectID]] {
+    Dictionary(ids.map { ($0, []) }, uniquingKeysWith: { first, _ in first })
 }

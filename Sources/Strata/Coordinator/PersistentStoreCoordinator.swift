@@ -228,19 +228,26 @@ extension PersistentStoreCoordinator: ParentStore {
         }
     }
 
+    /// The stored contents of a to-many for each of `ids`; a transient relationship is stored
+    /// nowhere, so every owner gets an empty list without asking a store.
     func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
+        if relationship.isTransient { return emptyToManyContents(of: ids) }
         guard let first = ids.first else { return [:] }
         return try store(for: first).backend.toManyIDs(of: ids, relationship: relationship, options: options)
     }
 
     /// One read of the contents and the members' rows where the owners' store can (the rows
     /// are fresh from the store; the row cache is neither read nor filled, as for batch reads).
+    /// A transient relationship has no stored members.
     func toManyRows(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> ToManyRows {
+        if relationship.isTransient { return ToManyRows(members: Array(repeating: [], count: ids.count), rows: []) }
         guard let first = ids.first else { return ToManyRows(members: [], rows: []) }
         return try store(for: first).backend.toManyRows(of: ids, relationship: relationship, options: options)
     }
 
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
+        // Transient relationships stop here: contexts keep them in memory, stores never see them.
+        let changes = managedObjectModel.hasTransientRelationships ? changes.removingTransientRelationships() : changes
         // Rows about to change leave the row cache first; racing reads cannot put them back.
         rowCache.invalidate(changes.updates.map { ($0.objectID, $0.baseVersion) } + changes.deletes.map { ($0.objectID, Int64.max) })
         let stores = persistentStores

@@ -36,6 +36,13 @@ final class EntityLayout: @unchecked Sendable {
     let transientAttributes: [AttributeDescription]
     let toOneRelationships: [RelationshipDescription]
     let toManyRelationships: [RelationshipDescription]
+    /// The to-one slots of transient relationships, in increasing order (nearly always none).
+    /// A transient relationship has its slot like any other (so edits, inverse maintenance,
+    /// validation and delete rules treat it alike) but its value lives in memory only: it is
+    /// never in a store, a snapshot or what a parent store reports (see ``storedToOnes(_:)``).
+    let transientToOneSlots: [Int]
+    /// The to-many slots of transient relationships, in increasing order (nearly always none).
+    let transientToManySlots: [Int]
     let fetchedProperties: [FetchedPropertyDescription]
     /// This entity's code and those of all its descendants.
     let descendantCodes: [Int64]
@@ -108,6 +115,8 @@ final class EntityLayout: @unchecked Sendable {
         self.transientAttributes = transient
         self.toOneRelationships = toOne
         self.toManyRelationships = toMany
+        self.transientToOneSlots = toOne.indices.filter { toOne[$0].isTransient }
+        self.transientToManySlots = toMany.indices.filter { toMany[$0].isTransient }
         self.fetchedProperties = fetched
         self.defaultValues = ContiguousArray(
             stored.map { attribute -> StoredValue in
@@ -159,6 +168,30 @@ final class EntityLayout: @unchecked Sendable {
 
     /// Where the property named `key` lives in an object, or nil if the entity has none.
     @inline(__always) func slot(forKey key: String) -> PropertySlot? { slotTable.slot(forKey: key) }
+
+    /// Whether the entity has transient relationships (to-one or to-many).
+    var hasTransientRelationships: Bool { !transientToOneSlots.isEmpty || !transientToManySlots.isEmpty }
+
+    /// `values` (an object's to-one targets, by slot) as a store and a snapshot hold them: the
+    /// transient slots nil. Returns `values` itself when the entity has no transient to-one.
+    @inline(__always)
+    func storedToOnes(_ values: ContiguousArray<ManagedObjectID?>) -> ContiguousArray<ManagedObjectID?> {
+        if transientToOneSlots.isEmpty { return values }
+        var stored = values
+        for slot in transientToOneSlots where slot < stored.count { stored[slot] = nil }
+        return stored
+    }
+
+    /// `stored` (to-one targets a parent store reported) with the transient slots taken from
+    /// `current` (the object's values in memory): new stored values leave transient ones as
+    /// they are. Returns `stored` itself when the entity has no transient to-one.
+    @inline(__always)
+    func toOnes(_ stored: ContiguousArray<ManagedObjectID?>, keepingTransientOf current: ContiguousArray<ManagedObjectID?>) -> ContiguousArray<ManagedObjectID?> {
+        if transientToOneSlots.isEmpty { return stored }
+        var merged = stored
+        for slot in transientToOneSlots where slot < merged.count && slot < current.count { merged[slot] = current[slot] }
+        return merged
+    }
 
     /// The inverse of the relationship in `slot` (to-one or to-many), if it has one.
     func inverse(of slot: PropertySlot) -> InverseLink? {

@@ -31,8 +31,14 @@ public final class ManagedObjectModel: @unchecked Sendable {
         /// looks its entity up by code, and an index costs less than hashing.
         let entitiesIndexedByCode: ContiguousArray<EntityDescription?>
         let classToEntity: [ObjectIdentifier: EntityDescription]
+        /// Whether any entity has a transient relationship.
+        let hasTransientRelationships: Bool
 
-        init(entitiesByName: [String: EntityDescription], entitiesByCode: [Int64: EntityDescription], classToEntity: [ObjectIdentifier: EntityDescription]) {
+        init(
+            entitiesByName: [String: EntityDescription], entitiesByCode: [Int64: EntityDescription], classToEntity: [ObjectIdentifier: EntityDescription],
+            hasTransientRelationships: Bool
+        ) {
+            self.hasTransientRelationships = hasTransientRelationships
             self.entitiesByName = entitiesByName
             self.entitiesByCode = entitiesByCode
             let largestCode = entitiesByCode.keys.max() ?? 0
@@ -169,6 +175,10 @@ public final class ManagedObjectModel: @unchecked Sendable {
         return _entities.first { $0.managedObjectClassStorage.map(ObjectIdentifier.init) == key }
     }
 
+    /// Whether any entity of the frozen model has a transient relationship (false before the
+    /// model is frozen). Lets a save skip looking for transient values in models without any.
+    var hasTransientRelationships: Bool { frozen?.hasTransientRelationships ?? false }
+
     func entity(forCode code: Int64) -> EntityDescription? {
         guard let frozen else { return nil }
         if code >= 0 && code < frozen.entitiesIndexedByCode.count { return frozen.entitiesIndexedByCode[Int(code)] }
@@ -208,7 +218,10 @@ public final class ManagedObjectModel: @unchecked Sendable {
                 if byClass[key] == nil { byClass[key] = entity }
             }
         }
-        let state = Unmanaged.passRetained(FrozenState(entitiesByName: byName, entitiesByCode: byCode, classToEntity: byClass))
+        let state = Unmanaged.passRetained(
+            FrozenState(
+                entitiesByName: byName, entitiesByCode: byCode, classToEntity: byClass,
+                hasTransientRelationships: layouts.values.contains { $0.hasTransientRelationships }))
         // The first freeze publishes; a racing one gives its copy back.
         if !frozenState.compareExchange(expected: nil, desired: state, ordering: .acquiringAndReleasing).exchanged { state.release() }
     }

@@ -100,6 +100,8 @@ struct ModelChecker {
                 } else if let relationship = entity.relationshipsByName[key] {
                     if relationship.isToMany {
                         found.append(problem("Uniqueness constraint of '\(name)' names to-many relationship '\(key)'", entity: name, key: key))
+                    } else if relationship.isTransient {
+                        found.append(problem("Uniqueness constraint of '\(name)' names transient relationship '\(key)'", entity: name, key: key))
                     }
                 } else {
                     found.append(problem("Uniqueness constraint of '\(name)' names unknown attribute '\(key)'", entity: name, key: key))
@@ -160,9 +162,6 @@ struct ModelChecker {
         if !allEntities.contains(where: { $0 === destination }) {
             found.append(problem("Relationship '\(entityName).\(key)' points to entity '\(destination.name)', which is not in the model", entity: entityName, key: key))
         }
-        if relationship.isTransient {
-            found.append(problem("Relationship '\(entityName).\(key)' is transient; Strata supports transient attributes only", entity: entityName, key: key))
-        }
         if relationship.isOrdered && !relationship.isToMany {
             found.append(problem("Relationship '\(entityName).\(key)' is ordered but not to-many", entity: entityName, key: key))
         }
@@ -182,6 +181,16 @@ struct ModelChecker {
             }
             if let source = relationship.entity, let back = inverse.destinationEntity, !(source.isKindOf(entity: back) || back.isKindOf(entity: source)) {
                 found.append(problem("Relationship '\(entityName).\(key)' and its inverse '\(destination.name).\(inverseName)' do not point at each other's entities", entity: entityName, key: key))
+            }
+            // Both sides of a pair are transient, or neither: a stored side would be written
+            // while its inverse never is, and read back half-made. (Core Data documents no rule
+            // for a mixed pair; Strata refuses it rather than guess.) Reported once, from the
+            // transient side.
+            if relationship.isTransient && !inverse.isTransient {
+                found.append(
+                    problem(
+                        "Relationship '\(entityName).\(key)' is transient but its inverse '\(destination.name).\(inverseName)' is not: make both sides of a relationship transient, or neither",
+                        entity: entityName, key: key))
             }
             if inverse.isOrdered && relationship.isOrdered {
                 found.append(problem("Relationship '\(entityName).\(key)' and its inverse are both ordered; Strata orders one side of a many-to-many only", entity: entityName, key: key))

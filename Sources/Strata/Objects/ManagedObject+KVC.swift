@@ -59,27 +59,29 @@ extension ManagedObject {
         setValue(value, at: slot, key: key, maintainingInverses: false)
     }
 
-    /// The changed properties and their new values, since the object was loaded or last saved.
+    /// The changed persistent properties and their new values, since the object was loaded or
+    /// last saved (transient attributes and relationships are tracked, but not listed here, as
+    /// in Core Data).
     public func changedValues() -> [String: Any] {
         checkAccess("changedValues()")
         var result: [String: Any] = [:]
         let layout = entity.layout
         for index in changedMask.indexes {
-            guard let property = layout.property(atChangeIndex: index), let slot = layout.slot(forKey: property.name) else { continue }
-            if case .transient = slot { continue }
+            guard let property = layout.property(atChangeIndex: index), !property.isTransient, let slot = layout.slot(forKey: property.name) else { continue }
             result[property.name] = value(at: slot) ?? NSNull()
         }
         return result
     }
 
-    /// The values of `keys` (all stored properties when `nil`) as last loaded from or saved to
-    /// the parent store; `NSNull()` for nil. An inserted object has no committed values.
+    /// The values of `keys` (all stored properties when `nil`: no transient attribute or
+    /// relationship) as last loaded from or saved to the parent store; `NSNull()` for nil. An
+    /// inserted object has no committed values.
     public func committedValues(forKeys keys: [String]?) -> [String: Any] {
         checkAccess("committedValues(forKeys:)")
         fireFaultIfNeeded()
         guard let snapshot else { return [:] }
         let layout = entity.layout
-        let names = keys ?? (layout.storedAttributes.map(\.name) + layout.toOneRelationships.map(\.name) + layout.toManyRelationships.map(\.name))
+        let names = keys ?? (layout.storedAttributes.map(\.name) + (layout.toOneRelationships + layout.toManyRelationships).filter { !$0.isTransient }.map(\.name))
         var result: [String: Any] = [:]
         for name in names {
             switch layout.slot(forKey: name) {

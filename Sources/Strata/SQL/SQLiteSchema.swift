@@ -5,12 +5,13 @@ import Foundation
 /// - one table per inheritance root (`Z<ROOT>`), shared by its sub-entities, with `Z_PK`
 ///   (integer primary key), `Z_ENT` (entity code) and `Z_OPT` (row version for optimistic locking);
 /// - one column per stored attribute of every entity of the tree (`Z<NAME>`), and one indexed
-///   foreign-key column per to-one relationship (plus `<fk>_ENT` when the destination has
+///   foreign-key column per stored to-one relationship (plus `<fk>_ENT` when the destination has
 ///   sub-entities);
 /// - one-to-many relationships are read through the inverse foreign key; ordered ones keep the
 ///   position in `Z_FOK_<REL>` on the destination table;
 /// - many-to-many relationships (and to-manys without an inverse) use a join table
 ///   `Z_<ROOT>_<REL>(Z_SOURCE, Z_TARGET[, Z_ORDER])`;
+/// - transient attributes and relationships have no column, no join table and no storage;
 /// - `Z_METADATA` holds the model's version hashes and the store identifier, `Z_PRIMARYKEY` the
 ///   entity codes and the last primary key handed out per table.
 ///
@@ -37,7 +38,8 @@ final class SQLiteSchema: @unchecked Sendable {
     struct EntityColumns {
         let table: String
         var attributeColumns: [Int] = []
-        var toOneColumns: [ToOneColumns] = []
+        /// By to-one slot; nil for a transient to-one (it has no column).
+        var toOneColumns: [ToOneColumns?] = []
     }
 
     struct ToOneColumns {
@@ -70,7 +72,7 @@ final class SQLiteSchema: @unchecked Sendable {
     private(set) var joinTables: [JoinTable] = []
     /// Columns keyed by "table.Z_FOK_x" for ordered one-to-many positions.
     private var orderColumnNames: [ObjectIdentifier: String] = [:]
-    /// Every to-many relationship declared in the model, sorted by entity name, then name.
+    /// Every stored to-many relationship declared in the model, sorted by entity name, then name.
     private(set) var toManyRelationships: [RelationshipDescription] = []
 
     init(model: ManagedObjectModel) {
@@ -110,7 +112,7 @@ final class SQLiteSchema: @unchecked Sendable {
                         if attribute.isIndexed {
                             table.indexes.append("CREATE INDEX IF NOT EXISTS \"\(tableName)_\(name)_INDEX\" ON \"\(tableName)\" (\"\(name)\")")
                         }
-                    case let relationship as RelationshipDescription where !relationship.isToMany:
+                    case let relationship as RelationshipDescription where !relationship.isToMany && !relationship.isTransient:
                         let name = uniqueName("Z" + relationship.name.uppercased(), in: &usedColumns)
                         table.columns.append(Column(name: name, declaration: "INTEGER"))
                         columnForProperty[ObjectIdentifier(relationship)] = 2 + table.columns.count
@@ -132,8 +134,8 @@ final class SQLiteSchema: @unchecked Sendable {
                 let layout = entity.layout
                 var columns = EntityColumns(table: tableName)
                 columns.attributeColumns = layout.storedAttributes.map { columnForProperty[ObjectIdentifier($0)] ?? 0 }
-                columns.toOneColumns = layout.toOneRelationships.map {
-                    ToOneColumns(key: columnForProperty[ObjectIdentifier($0)] ?? 0, entityCode: entityCodeColumn[ObjectIdentifier($0)])
+                columns.toOneColumns = layout.toOneRelationships.map { relationship in
+                    columnForProperty[ObjectIdentifier(relationship)].map { ToOneColumns(key: $0, entityCode: entityCodeColumn[ObjectIdentifier(relationship)]) }
                 }
                 entityColumns[ObjectIdentifier(entity)] = columns
                 for sub in entity.subentities { mapEntity(sub) }
@@ -142,9 +144,9 @@ final class SQLiteSchema: @unchecked Sendable {
             table.indexes.append("CREATE INDEX IF NOT EXISTS \"\(tableName)_Z_ENT_INDEX\" ON \"\(tableName)\" (\"Z_ENT\")")
             tables[tableName] = table
         }
-        // To-many storage.
+        // To-many storage (none for transient relationships).
         toManyRelationships = model.entities.flatMap { $0.properties.compactMap { $0 as? RelationshipDescription } }
-            .filter(\.isToMany)
+            .filter { $0.isToMany && !$0.isTransient }
             .sorted { ($0.entity?.name ?? "", $0.name) < ($1.entity?.name ?? "", $1.name) }
         var joinTableByOwner: [ObjectIdentifier: JoinTable] = [:]
         for relationship in toManyRelationships {
@@ -153,7 +155,7 @@ final class SQLiteSchema: @unchecked Sendable {
                 // One-to-many: read through the inverse's foreign key on the destination's table.
                 let destinationRoot = destination.rootEntity
                 guard let tableName = rootTables[ObjectIdentifier(destinationRoot)],
-                    let fkIndex = entityColumns[ObjectIdentifier(destination)]?.toOneColumns[safe: destination.layout.toOneRelationships.firstIndex { $0 === inverse }],
+                    let fkIndex = entityColumns[ObjectIdentifier(destination)]?.toOneColumns[safe: destination.layout.toOneRelationships.firstIndex { $0 === inverse }] ?? nil,
                     var table = tables[tableName]
                 else { continue }
                 let fkName = table.columns[fkIndex.key - 3].name
@@ -241,12 +243,12 @@ final class SQLiteSchema: @unchecked Sendable {
         return columnName(columns.attributeColumns[slot], in: table)
     }
 
-    /// The foreign-key column of a to-one relationship of `entity`.
+    /// The foreign-key column of a to-one relationship of `entity` (nil for a transient one).
     func foreignKeyColumn(_ relationship: RelationshipDescription, of entity: EntityDescription) -> (key: String, entityCode: String?)? {
         guard let table = table(for: entity), let columns = columns(for: entity),
-            case .toOne(let slot)? = entity.layout.slot(forKey: relationship.name), slot < columns.toOneColumns.count
+            case .toOne(let slot)? = entity.layout.slot(forKey: relationship.name), slot < columns.toOneColumns.count,
+            let toOne = columns.toOneColumns[slot]
         else { return nil }
-        let toOne = columns.toOneColumns[slot]
         return (columnName(toOne.key, in: table), toOne.entityCode.map { columnName($0, in: table) })
     }
 

@@ -30,8 +30,8 @@ struct SaveStatements: Sendable {
         /// `"<column>" = ?, ` by attribute slot.
         let attributeAssignments: [String]
         /// By to-one slot: `"<key column>" = ?, ` and, for destinations with sub-entities,
-        /// `"<entity code column>" = ?, `.
-        let toOneAssignments: [ToOneAssignment]
+        /// `"<entity code column>" = ?, `; nil for a transient to-one (no column).
+        let toOneAssignments: [ToOneAssignment?]
     }
 
     private struct ToOneAssignment: Sendable {
@@ -54,7 +54,7 @@ struct SaveStatements: Sendable {
             // Z_PK, Z_ENT, Z_OPT, the attributes by slot, then each to-one's key (and entity code).
             var names = ["Z_PK", "Z_ENT", "Z_OPT"].map(SQLFragment.identifier)
             names += columns.attributeColumns.map(column)
-            for toOne in columns.toOneColumns {
+            for case let toOne? in columns.toOneColumns {
                 names.append(column(toOne.key))
                 if let code = toOne.entityCode { names.append(column(code)) }
             }
@@ -65,7 +65,7 @@ struct SaveStatements: Sendable {
                 updatePrefix: "UPDATE \(tableName) SET ",
                 attributeAssignments: columns.attributeColumns.map { column($0) + " = ?, " },
                 toOneAssignments: columns.toOneColumns.map { toOne in
-                    ToOneAssignment(key: column(toOne.key) + " = ?, ", entityCode: toOne.entityCode.map { column($0) + " = ?, " })
+                    toOne.map { ToOneAssignment(key: column($0.key) + " = ?, ", entityCode: $0.entityCode.map { column($0) + " = ?, " }) }
                 })
         }
         self.entities = entities
@@ -81,9 +81,9 @@ struct SaveStatements: Sendable {
     }
 
     /// The INSERT of a row of `entity`, all columns bound in this order: `Z_PK`, `Z_ENT`,
-    /// `Z_OPT`, the stored attributes by slot, then each to-one's key (followed by its
-    /// destination's entity code where the destination has sub-entities). Nil when `entity`
-    /// has no table in the schema.
+    /// `Z_OPT`, the stored attributes by slot, then each stored to-one's key (followed by its
+    /// destination's entity code where the destination has sub-entities; transient to-ones
+    /// have no column). Nil when `entity` has no table in the schema.
     func insert(_ entity: EntityDescription) -> String? {
         entities[ObjectIdentifier(entity)]?.insert
     }
@@ -103,8 +103,8 @@ struct SaveStatements: Sendable {
     /// row must still have (optimistic locking: no row changes on a conflict, and the new
     /// version is the expected one plus 1 otherwise, so the statement needs no `RETURNING`,
     /// which costs SQLite a temporary table per run). Slots beyond
-    /// the entity's columns (`SQLiteSchema.EntityColumns`) are left out. Nil when `entity` has
-    /// no table. Callable from any thread.
+    /// the entity's columns (`SQLiteSchema.EntityColumns`) and transient to-one slots are left
+    /// out. Nil when `entity` has no table. Callable from any thread.
     func update(_ entity: EntityDescription, changedAttributeSlots: [Int], changedToOneSlots: [Int], checkingVersion: Bool) -> String? {
         guard let writes = entities[ObjectIdentifier(entity)] else { return nil }
         var sql = writes.updatePrefix
@@ -112,7 +112,7 @@ struct SaveStatements: Sendable {
             sql += writes.attributeAssignments[slot]
         }
         for slot in changedToOneSlots where slot < writes.toOneAssignments.count {
-            let assignment = writes.toOneAssignments[slot]
+            guard let assignment = writes.toOneAssignments[slot] else { continue }
             sql += assignment.key
             if let entityCode = assignment.entityCode { sql += entityCode }
         }

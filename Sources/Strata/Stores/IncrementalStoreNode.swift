@@ -66,7 +66,8 @@ public final class IncrementalStoreNode: Sendable {
 
     /// A node for `objectID` at `version` with the given values: attribute names to Swift values
     /// of their types (`nil` or absent: no value), to-one names to `ManagedObjectID`s. Throws a
-    /// ``StrataError`` naming the key for an unknown key or a value of the wrong type.
+    /// ``StrataError`` naming the key for an unknown key (transient properties included: a
+    /// store holds none) or a value of the wrong type.
     public convenience init(objectID: ManagedObjectID, values: [String: Any], version: Int64) throws {
         let entity = objectID.entity
         let layout = entity.layout
@@ -80,7 +81,7 @@ public final class IncrementalStoreNode: Sendable {
                 case .failure(let problem):
                     throw StrataError(code: problem.code, message: problem.message, entityName: entity.name, key: key, objectID: objectID)
                 }
-            case .toOne(let slot)?:
+            case .toOne(let slot)? where !layout.transientToOneSlots.contains(slot):
                 guard let target = AttributeCodec.unwrapOptional(value) else { continue }
                 guard let id = target as? ManagedObjectID else {
                     throw StrataError(

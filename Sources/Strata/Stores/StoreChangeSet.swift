@@ -53,3 +53,25 @@ struct ToManyChange {
 
 /// What a successful save did (the public ``SaveChangesResult``).
 typealias StoreSaveResult = SaveChangesResult
+
+extension StoreChangeSet {
+    /// The change set as a store writes it: without transient relationships. Each row's
+    /// transient to-ones become nil and leave its changed slots, and transient to-many edits
+    /// go. A row whose only changes were transient stays (its version moves on, as for a
+    /// change of transient attributes only). A child context's save into its parent context
+    /// keeps them all (the parent holds them in memory); the coordinator calls this before its
+    /// stores see a save. O(rows of entities with transient relationships).
+    func removingTransientRelationships() -> StoreChangeSet {
+        var stored = self
+        func strip(_ row: inout RowChange) {
+            let layout = row.objectID.entity.layout
+            guard !layout.transientToOneSlots.isEmpty else { return }
+            row.toOne = layout.storedToOnes(row.toOne)
+            row.changedToOneSlots.removeAll { layout.transientToOneSlots.contains($0) }
+        }
+        for index in stored.inserts.indices { strip(&stored.inserts[index]) }
+        for index in stored.updates.indices { strip(&stored.updates[index]) }
+        stored.toManyChanges.removeAll { $0.relationship.isTransient }
+        return stored
+    }
+}

@@ -30,12 +30,13 @@ struct RelationshipModelCheckTests {
             RelationshipDescription(name: "counts", destination: b, toMany: true, minCount: 5, maxCount: 2),
             RelationshipDescription(name: "both", destination: b, inverse: "bothBack", toMany: true, isOrdered: true),
         ]
-        let transient = RelationshipDescription(name: "temporary", destination: b)
+        let transient = RelationshipDescription(name: "temporary", destination: b, inverse: "storedBack")
         transient.isTransient = true
         a.properties.append(transient)
         b.properties = [
             RelationshipDescription(name: "back", destination: a, inverse: "toB"),
             RelationshipDescription(name: "bothBack", destination: a, inverse: "both", toMany: true, isOrdered: true),
+            RelationshipDescription(name: "storedBack", destination: a, inverse: "temporary", toMany: true),
         ]
         let text = try messages(ManagedObjectModel(entities: [a, b]))
         #expect(text.contains("'A.nowhere' has 'Missing', which is not in the model"))
@@ -44,7 +45,8 @@ struct RelationshipModelCheckTests {
         #expect(text.contains("'A.orderedOne' is ordered but not to-many"))
         #expect(text.contains("impossible count range 5…2"))
         #expect(text.contains("both ordered"))
-        #expect(text.contains("'A.temporary' is transient"))
+        // A transient relationship is fine, but not with a stored inverse.
+        #expect(text.contains("'A.temporary' is transient but its inverse 'B.storedBack' is not"))
     }
 
     @Test("inheritance: redeclared properties and cycles")

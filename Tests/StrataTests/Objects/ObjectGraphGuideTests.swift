@@ -14,6 +14,32 @@ struct ObjectGraphGuideTests {
         try context.performAndWait { try Guide.walkthrough(context) }
     }
 
+    @Test("the guide's transient relationship snippet", arguments: TestStack.Kind.allCases)
+    func transientSnippet(kind: TestStack.Kind) throws {
+        let stack = try TestStack(model: Guide.boardModel(), kind: kind)
+        let context = stack.newContext()
+        try context.performAndWait {
+            let board = Guide.Board(context: context)
+            let card = Guide.Card(context: context)
+            card.title = "Write the docs"
+            board.cards = [card]
+
+            board.selection = card  // card.selectedOn now holds board
+            #expect(card.selectedOn == [board])
+            try context.save()  // writes no column, no join table for them
+            #expect(board.selection == card)  // still in memory after the save
+
+            context.refresh(board, mergeChanges: false)
+            #expect(board.selection == nil)  // released, as transient attributes are
+            #expect(board.cards == [card])
+        }
+        let other = stack.newContext()
+        try other.performAndWait {
+            let board = try #require(try other.fetch(Guide.Board.fetchRequest()).first)
+            #expect(board.selection == nil && board.cards.count == 1)
+        }
+    }
+
     @Test("the guide's inheritance and validation snippets build valid models")
     func snippets() throws {
         try Guide.inheritanceModel().checkModel()
@@ -190,6 +216,34 @@ enum Guide {
         person.subentities = [employee, customer]
         let model = ManagedObjectModel(entities: [person])  // sub-entities come along
         return model
+    }
+
+    // "Transient relationships"
+    final class Board: ManagedObject {
+        @Relationship("cards") var cards: Set<Card>
+        @Relationship("selection") var selection: Card?  // transient
+    }
+
+    final class Card: ManagedObject {
+        @Attribute("title") var title: String
+        @Relationship("board") var board: Board?
+        @Relationship("selectedOn") var selectedOn: Set<Board>  // transient
+    }
+
+    static func boardModel() -> ManagedObjectModel {
+        let board = EntityDescription(name: "Board", managedObjectClass: Board.self)
+        let card = EntityDescription(name: "Card", managedObjectClass: Card.self)
+        let selection = RelationshipDescription(name: "selection", destination: card, inverse: "selectedOn")
+        selection.isTransient = true
+        let selectedOn = RelationshipDescription(name: "selectedOn", destination: board, inverse: "selection", toMany: true)
+        selectedOn.isTransient = true  // both sides, or neither
+        board.properties = [RelationshipDescription(name: "cards", destination: card, inverse: "board", toMany: true), selection]
+        card.properties = [
+            AttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: ""),
+            RelationshipDescription(name: "board", destination: board, inverse: "cards"),
+            selectedOn,
+        ]
+        return ManagedObjectModel(entities: [board, card])
     }
 
     // "Validation"

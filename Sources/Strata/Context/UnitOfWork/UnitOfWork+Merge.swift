@@ -33,7 +33,8 @@ extension UnitOfWork {
     /// property exactly as the later save's conflict would have (the merge replaces the base, so
     /// that save no longer conflicts). With `winner: .object` the base does not matter.
     ///
-    /// To-many and transient changes stay as they are (still changed). Afterwards the object's
+    /// To-many and transient changes stay as they are (still changed); transient to-ones keep
+    /// the object's value whether changed or not (`fresh` has none). Afterwards the object's
     /// base is `fresh`, its values are the merged ones, and its change mask holds the properties
     /// it still changes, which is returned. The object's change state is left to the caller: a
     /// save still writes the object (its version moves on), a did-save merge makes it unchanged
@@ -46,7 +47,7 @@ extension UnitOfWork {
         let toOneStart = attributeCount + layout.transientAttributes.count
         let toOneEnd = toOneStart + layout.toOneRelationships.count
         var attributes = fresh.attributes
-        var toOne = fresh.toOne
+        var toOne = layout.toOnes(fresh.toOne, keepingTransientOf: object.toOneValues)
         var remaining = ChangeMask()
         for index in object.changedMask.indexes {
             if index < attributeCount {

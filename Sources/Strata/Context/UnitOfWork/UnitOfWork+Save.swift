@@ -12,6 +12,8 @@ extension UnitOfWork {
     /// attribute and to-one) and per updated object (only the changed slots, with the row
     /// version and values the changes were made against, for optimistic locking), one
     /// `RowDeletion` per deleted object, and the to-many edits of inserted and updated objects.
+    /// Transient relationships are included (a parent context keeps them; the coordinator
+    /// drops them before its stores, see `StoreChangeSet.removingTransientRelationships()`).
     /// Rows are in insertion order. O(changed objects + their changed values).
     func makeChangeSet() -> StoreChangeSet {
         var changes = StoreChangeSet()
@@ -140,7 +142,9 @@ extension UnitOfWork {
         // `SaveChangesResult.versions`); most saves record none.
         let recorded = result.versions.isEmpty ? nil : result.versions[object.objectID]
         let version = recorded ?? ((object.snapshot?.version ?? 0) + versionIncrement)
-        object.snapshot = RowSnapshot(objectID: object.objectID, version: version, attributes: object.attributeValues, toOne: object.toOneValues)
+        // The snapshot holds what the parent store holds: no transient to-one (the object keeps
+        // its own in memory; a rollback or refresh resets it from this snapshot).
+        object.snapshot = RowSnapshot(objectID: object.objectID, version: version, attributes: object.attributeValues, toOne: object.entity.layout.storedToOnes(object.toOneValues))
         object.committedToMany = object.toManyValues
     }
 }

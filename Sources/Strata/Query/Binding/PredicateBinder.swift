@@ -444,6 +444,9 @@ struct PredicateBinder {
                 }
                 return .scalar(.attribute(path, attribute, slot: PropertySlot.index(of: attribute, in: entity)))
             case let relationship as RelationshipDescription:
+                if relationship.isTransient {
+                    throw error("Transient relationship '\(entity.name).\(name)' is not stored and cannot be used in a fetch predicate or sort", key: name, entity: entity)
+                }
                 if !relationship.isToMany {
                     path = path.appending(relationship)
                     index = components.index(after: index)

@@ -118,6 +118,10 @@ extension SQLiteStore {
                 let relationships = entity.layout.toOneRelationships
                 toOne.reserveCapacity(relationships.count)
                 for (slot, column) in columns.toOneColumns.enumerated() {
+                    guard let column else {  // transient: no column, never a stored value
+                        toOne.append(nil)
+                        continue
+                    }
                     let keyIndex = offset + Int32(column.key)
                     if row.isNull(at: keyIndex) {
                         toOne.append(nil)

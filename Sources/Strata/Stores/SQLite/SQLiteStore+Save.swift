@@ -154,6 +154,7 @@ extension SQLiteStore {
             try bind(slot < insert.attributes.count ? insert.attributes[slot].sqliteValue : .null)
         }
         for (slot, column) in columns.toOneColumns.enumerated() {
+            guard let column else { continue }  // transient: no column
             let target = slot < insert.toOne.count ? insert.toOne[slot] : nil
             try bind(try resolve(target))
             if column.entityCode != nil {

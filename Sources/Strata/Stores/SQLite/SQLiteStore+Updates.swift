@@ -71,10 +71,11 @@ extension SQLiteStore {
             index += 1
         }
         for slot in update.changedToOneSlots where slot < columns.toOneColumns.count {
+            guard let column = columns.toOneColumns[slot] else { continue }  // transient: no column
             let target = slot < update.toOne.count ? update.toOne[slot] : nil
             try statement.bind(try resolve(target), at: index)
             index += 1
-            if columns.toOneColumns[slot].entityCode != nil {
+            if column.entityCode != nil {
                 if let target { statement.bind(int64: target.entity.layout.code, at: index) } else { try statement.bind(.null, at: index) }
                 index += 1
             }
