@@ -6,6 +6,11 @@ protocol KeyValueReadable: AnyObject {
     var objectID: ManagedObjectID { get }
     /// The value of a property, as `value(forKey:)` gives it.
     func value(forKey key: String) -> Any?
+    /// Evaluates `predicate` (with `variables` substituted) the way a fetch of the object's
+    /// entity would select it, so that `evaluate(with:)` and a fetch agree; `nil` when a fetch
+    /// could not evaluate it (it reads a transient attribute or a fetched property, or a
+    /// variable's value is no predicate constant): key-value coding evaluates it then.
+    func evaluateAsFetch(_ predicate: PredicateNode, variables: [String: Any]) throws -> Bool?
 }
 
 /// A collection of objects a key path can fan out over: sets and arrays of managed objects
