@@ -21,6 +21,9 @@ public final class ObjectPredicate: Sendable, Hashable, CustomStringConvertible 
     public let node: PredicateNode
     /// The syntax error of a malformed format string, or `nil`.
     public let syntaxError: StrataError?
+    /// The predicate as resolved for the entity of the managed object last evaluated
+    /// (`Objects/ManagedObject+KeyValueReadable.swift`).
+    let resolvedForObjects = ResolvedPredicateCache()
 
     init(node: PredicateNode) {
         self.node = node
@@ -219,7 +222,7 @@ public final class ObjectPredicate: Sendable, Hashable, CustomStringConvertible 
     /// variables and type mismatches (for a managed object, the errors a fetch would throw).
     public func evaluate(throwingWith object: Any?, substitutionVariables: [String: Any] = [:]) throws -> Bool {
         if let syntaxError { throw syntaxError }
-        if let readable = object as? any KeyValueReadable, let result = try readable.evaluateAsFetch(node, variables: substitutionVariables) {
+        if let readable = object as? any KeyValueReadable, let result = try readable.evaluateAsFetch(self, variables: substitutionVariables) {
             return result
         }
         var evaluator = DynamicEvaluator(variables: substitutionVariables)
