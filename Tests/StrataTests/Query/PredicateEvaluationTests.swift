@@ -189,6 +189,17 @@ struct PredicateEvaluationTests {
             b.setValue(Int64(7), forKey: "scratch")
             #expect(ObjectPredicate(format: "scratch == 7 AND tags.@sum.weight == 11").evaluate(with: b))
             #expect(!ObjectPredicate(format: "scratch == 8").evaluate(with: b))
+            // One predicate on objects of two entities: each is resolved against its own.
+            let tagB = try #require((b.value(forKey: "tags") as? Set<ManagedObject>)?.first)
+            let onTags = ObjectPredicate(format: "weight == 11 AND item.name == 'B'")
+            #expect(try onTags.evaluate(throwingWith: tagB))
+            #expect(throws: StrataError.self) { try onTags.evaluate(throwingWith: b) }
+            #expect(try onTags.evaluate(throwingWith: tagB))
+            let allTags = objects.flatMap { Array(($0.value(forKey: "tags") as? Set<ManagedObject>) ?? []) }
+            let otherTag = try #require(allTags.first { $0.value(forKey: "weight") as? Int64 == 5 })
+            #expect(try !onTags.evaluate(throwingWith: otherTag))
+            // `now()` is read at each evaluation, not when the predicate was first resolved.
+            #expect(ObjectPredicate(format: "now() > %@ AND tags.@count == 1", Date(timeIntervalSinceNow: -60)).evaluate(with: b))
             // Aggregates over collections that are not a managed object's relationship.
             let tags = try #require(b.value(forKey: "tags") as? Set<ManagedObject>)
             #expect(ObjectPredicate(format: "SELF.@sum.weight == 11 AND SELF.@count == 1").evaluate(with: tags))
