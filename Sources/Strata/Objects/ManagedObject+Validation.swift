@@ -284,10 +284,9 @@ extension ManagedObject {
                 if let maximum = attribute.maxLength, length > maximum {
                     errors.append(failure(StrataError.Code.validationStringTooLong, key, "\(name) has \(length) character(s); at most \(maximum) allowed"))
                 }
-                if let pattern = attribute.regularExpression, let regex = try? StringMatching.regex(for: pattern, caseInsensitive: false) {
-                    let range = NSRange(text.startIndex..<text.endIndex, in: text)
-                    let match = regex.firstMatch(in: text, options: [.anchored], range: range)
-                    if match == nil || match?.range.length != range.length {
+                // The pattern matches as `SELF MATCHES pattern` does (whole string, same options).
+                if let pattern = attribute.regularExpression, let matched = try? StringMatching.matches(text, pattern, []) {
+                    if !matched {
                         errors.append(failure(StrataError.Code.validationStringPatternMatching, key, "\(name) \"\(text)\" does not match the pattern \(pattern)"))
                     }
                 }

@@ -21,6 +21,9 @@ public final class ObjectPredicate: Sendable, Hashable, CustomStringConvertible 
     public let node: PredicateNode
     /// The syntax error of a malformed format string, or `nil`.
     public let syntaxError: StrataError?
+    /// The predicate as resolved for the entity of the managed object last evaluated
+    /// (`Objects/ManagedObject+KeyValueReadable.swift`).
+    let resolvedForObjects = ResolvedPredicateCache()
 
     init(node: PredicateNode) {
         self.node = node
@@ -205,14 +208,23 @@ public final class ObjectPredicate: Sendable, Hashable, CustomStringConvertible 
     /// value (as `SELF`). A malformed predicate, an unknown key or a type mismatch evaluates to
     /// `false`; use ``evaluate(throwingWith:substitutionVariables:)`` to see the error. Call it on
     /// the object's context's queue when evaluating a managed object.
+    ///
+    /// A managed object (a fault, a realized object or an unsaved one) is evaluated by the same
+    /// resolved predicate and in-memory engine as a fetch of its entity, over its current values
+    /// (unsaved changes included): it is true exactly when a fetch would select the object.
+    /// Predicates a fetch cannot run (on transient attributes or fetched properties) are
+    /// evaluated by key-value coding.
     public func evaluate(with object: Any?) -> Bool {
         (try? evaluate(throwingWith: object)) ?? false
     }
 
     /// Evaluates the predicate, throwing for a malformed predicate, unknown keys, unset
-    /// variables and type mismatches.
+    /// variables and type mismatches (for a managed object, the errors a fetch would throw).
     public func evaluate(throwingWith object: Any?, substitutionVariables: [String: Any] = [:]) throws -> Bool {
         if let syntaxError { throw syntaxError }
+        if let readable = object as? any KeyValueReadable, let result = try readable.evaluateAsFetch(self, variables: substitutionVariables) {
+            return result
+        }
         var evaluator = DynamicEvaluator(variables: substitutionVariables)
         return try evaluator.evaluate(node, on: object)
     }

@@ -107,3 +107,31 @@ public indirect enum ExpressionNode: Hashable, Sendable {
     /// `TERNARY(predicate, a, b)`.
     case conditional(PredicateNode, ExpressionNode, ExpressionNode)
 }
+
+extension PredicateNode {
+    /// Whether the tree calls the function `name` anywhere (`now` makes a resolved predicate
+    /// depend on when it was resolved).
+    func callsFunction(_ name: String) -> Bool {
+        switch self {
+        case .constant: return false
+        case .and(let terms), .or(let terms): return terms.contains { $0.callsFunction(name) }
+        case .not(let term): return term.callsFunction(name)
+        case .comparison(let comparison): return comparison.lhs.callsFunction(name) || comparison.rhs.callsFunction(name)
+        }
+    }
+}
+
+extension ExpressionNode {
+    /// Whether the tree calls the function `name` anywhere.
+    func callsFunction(_ name: String) -> Bool {
+        switch self {
+        case .constant, .evaluatedObject, .variable, .keyPath: return false
+        case .keyPathFrom(let base, _): return base.callsFunction(name)
+        case .function(let function, let arguments): return function == name || arguments.contains { $0.callsFunction(name) }
+        case .aggregate(let arguments): return arguments.contains { $0.callsFunction(name) }
+        case .subquery(let collection, _, let predicate): return collection.callsFunction(name) || predicate.callsFunction(name)
+        case .conditional(let condition, let whenTrue, let whenFalse):
+            return condition.callsFunction(name) || whenTrue.callsFunction(name) || whenFalse.callsFunction(name)
+        }
+    }
+}

@@ -139,21 +139,40 @@ enum StringMatching {
         return pi == p.count
     }
 
-    /// `MATCHES`: the whole string matches the ICU regular expression.
+    /// `MATCHES`: the whole string matches the ICU regular expression, compiled as on Apple's
+    /// platforms: `^` and `$` also match at line breaks and `.` also matches a line break (see
+    /// ``regex(for:caseInsensitive:)``). Both engines run this function (the SQLite store
+    /// registers it as `strata_match`), so a fetch and `evaluate(with:)` agree.
     static func matches(_ text: String, _ pattern: String, _ options: ComparisonOptions) throws -> Bool {
-        let regex = try Self.regex(for: pattern, caseInsensitive: options.contains(.caseInsensitive))
+        let caseInsensitive = options.contains(.caseInsensitive)
+        let regex = try Self.regex(for: pattern, caseInsensitive: caseInsensitive)
         let subject = options.contains(.diacriticInsensitive) ? fold(text, [.diacriticInsensitive]) : text
         let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)
+        // A full match, not the first match that happens to be whole: the pattern wrapped as
+        // `(?:pattern)\z` and anchored at the start matches exactly when some way through the
+        // pattern covers the string ("a|ab" matches "ab", and "ab$|ab\ncd" matches "ab\ncd"
+        // although `$` already matches at the line break). A pattern the wrapping does not
+        // compile for (an unterminated `#` comment or `\Q` quote) takes its first match.
+        if let whole = try? Self.regex(for: "(?:" + pattern + ")\\z", caseInsensitive: caseInsensitive) {
+            return whole.firstMatch(in: subject, options: [.anchored], range: range) != nil
+        }
         guard let match = regex.firstMatch(in: subject, options: [.anchored], range: range) else { return false }
         return match.range.location == 0 && match.range.length == range.length
     }
 
-    /// `pattern` compiled as an ICU regular expression (memoized: a fetch matches every row
-    /// against the same pattern); throws a ``StrataError`` when it is not a valid one.
+    /// The options every `MATCHES` pattern is compiled with: `^` and `$` match at the start
+    /// and end of each line as well as of the string, and `.` matches line separators too, as
+    /// `NSPredicate`'s `MATCHES` does on Apple's platforms. The match must still cover the whole
+    /// string. A pattern can turn either off with `(?-m)` / `(?-s)`.
+    static let regexOptions: NSRegularExpression.Options = [.anchorsMatchLines, .dotMatchesLineSeparators]
+
+    /// `pattern` compiled as an ICU regular expression with ``regexOptions`` (memoized: a fetch
+    /// matches every row against the same pattern); throws a ``StrataError`` when it is not a
+    /// valid one.
     static func regex(for pattern: String, caseInsensitive: Bool) throws -> NSRegularExpression {
         try regexMemo.value(for: BinaryStringKey(pattern, tag: caseInsensitive ? 1 : 0)) { () throws(StrataError) -> NSRegularExpression in
             do {
-                return try NSRegularExpression(pattern: pattern, options: caseInsensitive ? [.caseInsensitive] : [])
+                return try NSRegularExpression(pattern: pattern, options: regexOptions.union(caseInsensitive ? [.caseInsensitive] : []))
             } catch {
                 throw StrataError(code: StrataError.Code.coreData, message: "MATCHES pattern '\(pattern)' is not a valid regular expression")
             }

@@ -115,23 +115,45 @@ struct DynamicEvaluator {
     }
 
     private mutating func keyPathValue(_ components: ArraySlice<String>, on object: Any?) throws -> PredicateValue {
-        // Walk plain keys first, then apply collection operators.
+        // Walk plain keys to the collection, then apply the collection operator to the values the
+        // rest of the path gives for each member (`tags.@sum.weight` sums each tag's weight).
         if let operatorIndex = components.firstIndex(where: { $0.hasPrefix("@") }) {
             let base = KeyPathWalker.value(of: object, components: components[..<operatorIndex])
-            return try applyCollectionOperators(components[operatorIndex...], to: try convert(base))
+            let rest = components[components.index(after: operatorIndex)...]
+            // `@count` counts members, whatever they are (dictionaries have no predicate value).
+            if components[operatorIndex] == "@count" { return .integer(Int64(Self.members(of: base).count)) }
+            if rest.isEmpty { return try applyCollectionOperator(components[operatorIndex], to: try convert(base)) }
+            // Each member is read on its own: a set of values would merge equal ones (two tags
+            // of weight 5 add up to 10).
+            let values = try Self.members(of: base).map { try convert(KeyPathWalker.value(of: $0, components: rest)) }
+            return try applyCollectionOperator(components[operatorIndex], to: .array(values))
         }
         return try convert(KeyPathWalker.value(of: object, components: components))
     }
 
+    /// The members of a collection a collection operator applies to (objects, dictionaries or
+    /// values); a single value is a collection of one, nil an empty one.
+    private static func members(of value: Any?) -> [Any] {
+        switch value {
+        case let collection as any KeyValueReadableCollection: return collection.keyValueObjects
+        case .none: return []
+        default: return elements(of: value)
+        }
+    }
+
+    /// `@count`, `@sum`, `@avg`, `@min` or `@max` of `value`'s items (nil ones are skipped, except
+    /// by `@count`, which counts members).
     private func applyCollectionOperators(_ components: ArraySlice<String>, to value: PredicateValue) throws -> PredicateValue {
         guard let op = components.first else { return value }
+        return try applyCollectionOperator(op, to: value)
+    }
+
+    private func applyCollectionOperator(_ op: String, to value: PredicateValue) throws -> PredicateValue {
         let items: [PredicateValue]
         if case .array(let array) = value { items = array } else if case .null = value { items = [] } else { items = [value] }
         switch op {
         case "@count": return .integer(Int64(items.count))
         case "@sum", "@avg", "@min", "@max":
-            // The attribute after the operator was already applied by KeyPathWalker when the
-            // collection held objects; for dictionaries, apply it here.
             let name = ["@sum": "sum:", "@avg": "average:", "@min": "min:", "@max": "max:"][op] ?? "sum:"
             return try Self.aggregateConstants(name, items)
         default:

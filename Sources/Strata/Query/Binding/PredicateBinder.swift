@@ -10,6 +10,9 @@ struct PredicateBinder {
     /// For a dictionary fetch's `havingPredicate`: the names of result columns, group keys and
     /// aggregates, which take precedence over the entity's keys.
     var resultNames: (any ResultNameResolver)?
+    /// Whether binding met a property a fetch cannot read (a transient attribute, a fetched
+    /// property): `evaluate(with:)` then evaluates by key-value coding instead of failing.
+    private(set) var metUnstoredProperty = false
 
     init(entity: EntityDescription) {
         self.rootEntity = entity
@@ -437,6 +440,7 @@ struct PredicateBinder {
             switch property {
             case let attribute as AttributeDescription:
                 if attribute.isTransient {
+                    metUnstoredProperty = true
                     throw error("Transient attribute '\(entity.name).\(name)' is not stored and cannot be used in a fetch predicate or sort", key: name, entity: entity)
                 }
                 guard index == components.index(before: components.endIndex) else {
@@ -455,10 +459,14 @@ struct PredicateBinder {
                 let collection = BoundCollection(path: path, relationship: relationship)
                 let rest = components[components.index(after: index)...]
                 if let first = rest.first, first.hasPrefix("@") {
+                    if rest.count == 2, let key = rest.last, (collection.destination.layout.propertiesByName[key] as? AttributeDescription)?.isTransient == true {
+                        metUnstoredProperty = true
+                    }
                     return try resolveCollectionOperator(first, collection: collection, rest: rest.dropFirst(), fullPath: fullPath)
                 }
                 return .collection(collection, rest: Array(rest))
             default:
+                metUnstoredProperty = true
                 throw error("'\(entity.name).\(name)' is a fetched property and cannot be used in a fetch predicate", key: name, entity: entity)
             }
         }

@@ -36,9 +36,14 @@ final class DifferentialEngines: Sendable {
     let memoryGroups: [ManagedObjectID]
     let pendingGroups: [ManagedObjectID]
 
+    /// The fixture's data as plain values (what the reference evaluator reads).
+    let data: DifferentialFixture.Data
+
     private init(seed: UInt64) throws {
         self.seed = seed
         model = DifferentialFixture.model()
+        let data = DifferentialFixture.data(seed: seed)
+        self.data = data
         sqlite = try TestStack(model: model, kind: .sqlite)
         memory = try TestStack(model: model, kind: .inMemory)
         pending = try TestStack(model: model, kind: .inMemory)
@@ -46,14 +51,14 @@ final class DifferentialEngines: Sendable {
         for stack in [sqlite, memory] {
             let context = stack.newContext()
             try context.performAndWait {
-                try DifferentialFixture.populate(context, model: fixtureModel, seed: seed)
+                try DifferentialFixture.populate(context, model: fixtureModel, data: data)
                 try context.save()
             }
         }
         pendingContext = pending.newContext(name: "pending")
         let pendingContext = self.pendingContext
         try pendingContext.performAndWait {
-            try DifferentialFixture.populate(pendingContext, model: fixtureModel, seed: seed)
+            try DifferentialFixture.populate(pendingContext, model: fixtureModel, data: data)
         }
         sqliteGroups = try Self.groupIDs(sqlite.newContext())
         memoryGroups = try Self.groupIDs(memory.newContext())

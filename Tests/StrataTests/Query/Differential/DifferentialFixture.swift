@@ -99,62 +99,157 @@ enum DifferentialFixture {
 
     // MARK: Data
 
-    /// Inserts the fixture's objects into `context` (not saved). The same seed gives the same
-    /// objects in the same order, so two stores filled from it get the same primary keys.
-    static func populate(_ context: ManagedObjectContext, model: ManagedObjectModel, seed: UInt64) throws {
+    /// A region as plain values.
+    struct Region {
+        var name: String?
+        var code: Int32?
+    }
+
+    /// A group as plain values; `region` indexes ``Data/regions``.
+    struct Group {
+        var name: String?
+        var rank: Int64?
+        var score: Double?
+        var region: Int?
+    }
+
+    /// A tag as plain values.
+    struct Tag {
+        var label: String?
+        var weight: Int64?
+        var ratio: Double?
+        var amount: Decimal?
+    }
+
+    /// An item as plain values; `group` indexes ``Data/groups``, `tags` and `links` index
+    /// ``Data/tags``.
+    struct Item {
+        var idx: Int64
+        var i16: Int16?
+        var i32: Int32?
+        var i64: Int64?
+        var dbl: Double?
+        var flt: Float?
+        var dec: Decimal?
+        var str: String?
+        var alt: String?
+        var flag: Bool?
+        var day: Date?
+        var group: Int?
+        var tags: [Int] = []
+        var links: Set<Int> = []
+    }
+
+    /// The fixture's data as plain Swift values, from which the stores are filled and from which
+    /// the reference evaluator (`ReferencePredicates.swift`) computes its answers without Strata.
+    struct Data {
+        var regions: [Region] = []
+        var groups: [Group] = []
+        var items: [Item] = []
+        var tags: [Tag] = []
+    }
+
+    /// The data for `seed`: the same seed gives the same data.
+    static func data(seed: UInt64) -> Data {
         var random = QueryRandom(seed: seed ^ 0x5EED_DA7A)
+        var data = Data()
+        for index in 0..<regionCount {
+            let name = index == 0 ? nil : random.pick(strings)
+            let code = index == 1 ? nil : Int32(random.int(-3...3))
+            data.regions.append(Region(name: name, code: code))
+        }
+        let regionIndexes = Array(0..<regionCount)
+        for index in 0..<groupCount {
+            let name = random.chance(0.1) ? nil : random.pick(strings)
+            let rank = random.chance(0.1) ? nil : random.pick(int64s + [3, 4, 5])
+            let score = random.chance(0.1) ? nil : random.pick(doubles)
+            let region = index % 7 == 0 ? nil : random.pick(regionIndexes)
+            data.groups.append(Group(name: name, rank: rank, score: score, region: region))
+        }
+        let groupIndexes = Array(0..<groupCount)
+        for index in 0..<itemCount {
+            var item = Item(idx: Int64(index))
+            item.i16 =
+                random.chance(0.15)
+                ? nil : Int16(truncatingIfNeeded: random.pick(int64s.filter { $0 >= -32768 && $0 <= 32767 } + [Int64(Int16.min)] + (0..<10).map { _ in Int64(random.int(-50...50)) }))
+            item.i32 = random.chance(0.15) ? nil : Int32(random.pick(int64s.filter { $0 >= Int64(Int32.min) && $0 <= Int64(Int32.max) } + (0..<10).map { _ in Int64(random.int(-50...50)) }))
+            item.i64 = random.chance(0.15) ? nil : random.pick(int64s + (0..<10).map { _ in Int64(random.int(-50...50)) })
+            item.dbl = random.chance(0.15) ? nil : (random.chance(0.03) ? .nan : random.pick(doubles + (0..<10).map { _ in Double(random.int(-400...400)) / 4 }))
+            item.flt = random.chance(0.15) ? nil : random.pick(floats)
+            item.dec = random.chance(0.15) ? nil : random.pick(decimals)
+            item.str = random.chance(0.12) ? nil : random.pick(strings)
+            item.alt = random.chance(0.3) ? nil : random.pick(strings)
+            item.flag = random.chance(0.1) ? nil : random.chance(0.5)
+            item.day = random.chance(0.2) ? nil : random.pick(dates)
+            item.group = random.chance(0.12) ? nil : random.pick(groupIndexes)
+            for _ in 0..<random.int(0...3) {
+                var tag = Tag()
+                tag.label = random.chance(0.1) ? nil : random.pick(labels)
+                tag.weight = random.chance(0.1) ? nil : random.pick([Int64(0), 1, 2, 5, 10, -3, 100, Int64.max, Int64.min])
+                tag.ratio = random.chance(0.1) ? nil : random.pick([0.0, -0.0, 0.5, 1.5, -2.0, 1e300, .infinity, 3.25])
+                tag.amount = random.chance(0.1) ? nil : random.pick(decimals)
+                item.tags.append(data.tags.count)
+                data.tags.append(tag)
+            }
+            if !data.tags.isEmpty && random.chance(0.5) {
+                let tagIndexes = Array(data.tags.indices)
+                for _ in 0..<random.int(1...3) { item.links.insert(random.pick(tagIndexes)) }
+            }
+            data.items.append(item)
+        }
+        return data
+    }
+
+    /// Inserts `data`'s objects into `context` (not saved), in a fixed order, so two stores
+    /// filled from the same data give their objects the same primary keys (an item's is its
+    /// `idx` + 1).
+    static func populate(_ context: ManagedObjectContext, model: ManagedObjectModel, data: Data) throws {
         guard let regionEntity = model.entitiesByName["Region"], let groupEntity = model.entitiesByName["Group"],
             let itemEntity = model.entitiesByName["Item"], let tagEntity = model.entitiesByName["Tag"]
         else { throw StrataError(code: StrataError.Code.coreData, message: "fixture model is incomplete") }
         var regions: [ManagedObject] = []
-        for index in 0..<regionCount {
+        for values in data.regions {
             let region = ManagedObject(entity: regionEntity, insertInto: context)
-            region.setValue(index == 0 ? nil : random.pick(strings), forKey: "name")
-            region.setValue(index == 1 ? nil : Int32(random.int(-3...3)), forKey: "code")
+            region.setValue(values.name, forKey: "name")
+            region.setValue(values.code, forKey: "code")
             regions.append(region)
         }
         var groups: [ManagedObject] = []
-        for index in 0..<groupCount {
+        for values in data.groups {
             let group = ManagedObject(entity: groupEntity, insertInto: context)
-            group.setValue(random.chance(0.1) ? nil : random.pick(strings), forKey: "name")
-            group.setValue(random.chance(0.1) ? nil : random.pick(int64s + [3, 4, 5]), forKey: "rank")
-            group.setValue(random.chance(0.1) ? nil : random.pick(doubles), forKey: "score")
-            group.setValue(index % 7 == 0 ? nil : random.pick(regions), forKey: "region")
+            group.setValue(values.name, forKey: "name")
+            group.setValue(values.rank, forKey: "rank")
+            group.setValue(values.score, forKey: "score")
+            group.setValue(values.region.map { regions[$0] }, forKey: "region")
             groups.append(group)
         }
         var tags: [ManagedObject] = []
-        for index in 0..<itemCount {
+        for values in data.items {
             let item = ManagedObject(entity: itemEntity, insertInto: context)
-            item.setValue(Int64(index), forKey: "idx")
-            item.setValue(
-                random.chance(0.15)
-                    ? nil : Int16(truncatingIfNeeded: random.pick(int64s.filter { $0 >= -32768 && $0 <= 32767 } + [Int64(Int16.min)] + (0..<10).map { _ in Int64(random.int(-50...50)) })),
-                forKey: "i16")
-            item.setValue(
-                random.chance(0.15) ? nil : Int32(random.pick(int64s.filter { $0 >= Int64(Int32.min) && $0 <= Int64(Int32.max) } + (0..<10).map { _ in Int64(random.int(-50...50)) })), forKey: "i32")
-            item.setValue(random.chance(0.15) ? nil : random.pick(int64s + (0..<10).map { _ in Int64(random.int(-50...50)) }), forKey: "i64")
-            let double: Double? = random.chance(0.15) ? nil : (random.chance(0.03) ? .nan : random.pick(doubles + (0..<10).map { _ in Double(random.int(-400...400)) / 4 }))
-            item.setValue(double, forKey: "dbl")
-            item.setValue(random.chance(0.15) ? nil : random.pick(floats), forKey: "flt")
-            item.setValue(random.chance(0.15) ? nil : random.pick(decimals), forKey: "dec")
-            item.setValue(random.chance(0.12) ? nil : random.pick(strings), forKey: "str")
-            item.setValue(random.chance(0.3) ? nil : random.pick(strings), forKey: "alt")
-            item.setValue(random.chance(0.1) ? nil : random.chance(0.5), forKey: "flag")
-            item.setValue(random.chance(0.2) ? nil : random.pick(dates), forKey: "day")
-            item.setValue(random.chance(0.12) ? nil : random.pick(groups), forKey: "group")
-            for _ in 0..<random.int(0...3) {
+            item.setValue(values.idx, forKey: "idx")
+            item.setValue(values.i16, forKey: "i16")
+            item.setValue(values.i32, forKey: "i32")
+            item.setValue(values.i64, forKey: "i64")
+            item.setValue(values.dbl, forKey: "dbl")
+            item.setValue(values.flt, forKey: "flt")
+            item.setValue(values.dec, forKey: "dec")
+            item.setValue(values.str, forKey: "str")
+            item.setValue(values.alt, forKey: "alt")
+            item.setValue(values.flag, forKey: "flag")
+            item.setValue(values.day, forKey: "day")
+            item.setValue(values.group.map { groups[$0] }, forKey: "group")
+            for index in values.tags {
+                let tagValues = data.tags[index]
                 let tag = ManagedObject(entity: tagEntity, insertInto: context)
-                tag.setValue(random.chance(0.1) ? nil : random.pick(labels), forKey: "label")
-                tag.setValue(random.chance(0.1) ? nil : random.pick([Int64(0), 1, 2, 5, 10, -3, 100, Int64.max, Int64.min]), forKey: "weight")
-                tag.setValue(random.chance(0.1) ? nil : random.pick([0.0, -0.0, 0.5, 1.5, -2.0, 1e300, .infinity, 3.25]), forKey: "ratio")
-                tag.setValue(random.chance(0.1) ? nil : random.pick(decimals), forKey: "amount")
+                tag.setValue(tagValues.label, forKey: "label")
+                tag.setValue(tagValues.weight, forKey: "weight")
+                tag.setValue(tagValues.ratio, forKey: "ratio")
+                tag.setValue(tagValues.amount, forKey: "amount")
                 tag.setValue(item, forKey: "item")
                 tags.append(tag)
             }
-            if !tags.isEmpty && random.chance(0.5) {
-                var linked = Set<ManagedObject>()
-                for _ in 0..<random.int(1...3) { linked.insert(random.pick(tags)) }
-                item.setValue(linked, forKey: "links")
+            if !values.links.isEmpty {
+                item.setValue(Set(values.links.map { tags[$0] }), forKey: "links")
             }
         }
     }

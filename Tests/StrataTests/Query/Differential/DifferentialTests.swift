@@ -5,8 +5,10 @@ import Testing
 
 /// The heart of the query language's tests: random predicates run as SQL in a SQLite store and
 /// in memory (an in-memory store, and a context whose objects are all unsaved) must select
-/// exactly the same rows, in the same order when sorted. Every generated predicate must also
-/// print as a format string that parses back to an equal predicate.
+/// exactly the same rows, in the same order when sorted; `evaluate(with:)` on fetched objects
+/// (faults and realized ones) of both stores and on the unsaved objects must be true exactly for
+/// the rows the SQL selects. Every generated predicate must also print as a format string that
+/// parses back to an equal predicate. (`ReferenceDifferentialTests` adds a plain-Swift reference.)
 ///
 /// Replay a failure with `STRATA_DIFF_SEED=<seed> swift test --skip-build --filter Differential`.
 @Suite("Differential: SQL and in-memory engines agree")
@@ -19,6 +21,10 @@ struct DifferentialTests {
     static let sortedEvery = 10
     /// Every n-th predicate also runs against the unsaved objects of a context.
     static let pendingEvery = 25
+    /// Every n-th predicate is also evaluated with `evaluate(with:)` on a sample of each engine's
+    /// objects (`objectSample` items, a third of the stored ones turned back into faults first).
+    static let evaluateEvery = 10
+    static let objectSample = 40
 
     static let sortKeys = ["str", "alt", "i16", "i32", "i64", "dbl", "flt", "dec", "day", "flag", "group.name", "group.rank", "group.region.name", "group.score"]
 
@@ -30,6 +36,11 @@ struct DifferentialTests {
         var random = QueryRandom(seed: seed ^ 0xD1FF)
         let sqliteContext = engines.sqlite.newContext(name: "sqlite")
         let memoryContext = engines.memory.newContext(name: "memory")
+        let objectEngines = [
+            (try FixtureObjects(name: "SQLite objects", stack: engines.sqlite), engines.sqliteGroups),
+            (try FixtureObjects(name: "in-memory store objects", stack: engines.memory), engines.memoryGroups),
+            (try FixtureObjects(name: "unsaved objects", unsavedIn: engines.pendingContext), engines.pendingGroups),
+        ]
         var mismatches = 0
         var failures = 0
         var matchedSomething = 0
@@ -86,15 +97,50 @@ struct DifferentialTests {
                 }
                 continue
             }
+            var unsortedSQL: EngineAnswer?
+            func unsorted() -> EngineAnswer {
+                if let unsortedSQL { return unsortedSQL }
+                var result = sql
+                if !sorts.isEmpty || limit > 0 || offset > 0 {
+                    // Only the plain predicate runs against the unsaved objects and in evaluate(with:).
+                    result = answer(sqliteContext, predicate.withSubstitutionVariables(["G": engines.sqliteGroups[group]]), sorts: [], limit: 0, offset: 0)
+                }
+                unsortedSQL = result
+                return result
+            }
+            if index % Self.evaluateEvery == 0 {
+                let sample = (0..<Self.objectSample).map { _ in random.int(0...(DifferentialFixture.itemCount - 1)) }
+                let faulting = Set(sample.filter { _ in random.chance(1.0 / 3) })
+                let expected = unsorted()
+                for (objects, groups) in objectEngines {
+                    let substituted = predicate.withSubstitutionVariables(["G": groups[group]])
+                    let keys = Set(sample.map { Int64($0) + 1 })
+                    let agrees: Bool
+                    let evaluated: String
+                    if case .failed = expected {
+                        // A predicate a fetch rejects is false for every object.
+                        agrees = objects.allFalse(substituted, indexes: sample)
+                        evaluated = agrees ? "false for all" : "true for some"
+                    } else {
+                        let answer = objects.evaluate(substituted, indexes: Array(keys.map { Int($0) - 1 }), faulting: objects.stored ? faulting : [])
+                        agrees = answer == expected.restricted(to: keys)
+                        evaluated = "\(answer)"
+                    }
+                    if !agrees {
+                        mismatches += 1
+                        if mismatches <= 10 {
+                            Issue.record(
+                                "SQL and evaluate(with:) on \(objects.name) disagree (\(header)\n  canonical: \(predicate))\n  SQLite:           \(expected.restricted(to: keys))\n  evaluate(with:):  \(evaluated)"
+                            )
+                        }
+                    }
+                }
+            }
             if index % Self.pendingEvery == 0 {
                 let t3 = Self.cpuNanoseconds()
                 defer { timing[2] += Self.cpuNanoseconds() - t3 }
                 let pending = pendingAnswer(engines, predicate.withSubstitutionVariables(["G": engines.pendingGroups[group]]))
-                var unsorted = sql
-                if !sorts.isEmpty || limit > 0 || offset > 0 {
-                    // Only the plain predicate runs against the unsaved objects.
-                    unsorted = answer(sqliteContext, predicate.withSubstitutionVariables(["G": engines.sqliteGroups[group]]), sorts: [], limit: 0, offset: 0)
-                }
+                let unsorted = unsorted()
                 if !unsorted.agrees(with: pending) {
                     mismatches += 1
                     if mismatches <= 10 {
