@@ -91,7 +91,7 @@ extension ManagedObjectContext {
                     state.work.recordValues(object, because: .merged)
                     noteEvent(.refreshed, for: object)
                 } else {
-                    refresh(object, mergeChanges: false)
+                    refreshKeepingTransients(object)
                 }
                 noteEvent(.updated, for: object)
             case .updated:

@@ -110,14 +110,19 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Turns `object` back into a fault. With `mergeChanges` false, its unsaved changes are
-    /// discarded; with true, they are kept and re-applied over fresh values when it fires again.
-    /// Inserted objects are left alone. Call on the context's queue.
+    /// Turns `object` back into a fault. With `mergeChanges` false, its unsaved changes and
+    /// transient values are discarded; with true, they are kept (changes re-applied over fresh
+    /// values when it fires again). Inserted objects are left alone. Call on the context's
+    /// queue.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         checkAccess("refresh(_:mergeChanges:)")
         guard object.link === self, object.change != .inserted, object.change != .deleted else { return }
         if mergeChanges && object.change == .updated {
             refreshKeepingChanges(object)
+            return
+        }
+        if mergeChanges && !object.isFaultStorage {
+            refreshKeepingTransients(object)
             return
         }
         object.willTurnIntoFault()
@@ -130,6 +135,28 @@ extension ManagedObjectContext {
         object.recordedProblems.removeAll()
         state.problemObjects.remove(object)
         object.didTurnIntoFault()
+    }
+
+    /// Turns an unchanged object into a fault that fires with fresh values, keeping its
+    /// transient attributes and relationships: Core Data's `refresh(_:mergeChanges: true)`
+    /// (also how a merge refreshes) keeps them; `mergeChanges: false` resets them.
+    func refreshKeepingTransients(_ object: ManagedObject) {
+        let layout = object.entity.layout
+        let keepsTransients = !layout.transientAttributes.isEmpty || layout.hasTransientRelationships
+        let transients = object.transientValues
+        let toOnes = object.toOneValues
+        let toManys = object.toManyValues
+        let committed = object.committedToMany
+        refresh(object, mergeChanges: false)
+        guard keepsTransients else { return }
+        if transients.count == layout.transientAttributes.count { object.transientValues = transients }
+        for slot in layout.transientToOneSlots where slot < toOnes.count && slot < object.toOneValues.count {
+            object.toOneValues[slot] = toOnes[slot]
+        }
+        for slot in layout.transientToManySlots where slot < toManys.count && slot < object.toManyValues.count {
+            object.toManyValues[slot] = toManys[slot]
+            if slot < committed.count && slot < object.committedToMany.count { object.committedToMany[slot] = committed[slot] }
+        }
     }
 
     /// Reloads an updated object's values from its parent store and re-applies its changes over

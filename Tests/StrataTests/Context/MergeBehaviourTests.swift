@@ -21,8 +21,11 @@ struct MergeBehaviourTests {
             AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: ""),
             RelationshipDescription(name: "notes", destination: note, inverse: "folder", toMany: true),
         ]
+        let scratch = AttributeDescription(name: "scratch", type: .string)
+        scratch.isTransient = true
         note.properties = [
             AttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: ""),
+            scratch,
             RelationshipDescription(name: "folder", destination: folder, inverse: "notes"),
         ]
         return ManagedObjectModel(entities: [folder, note])
@@ -183,6 +186,37 @@ struct MergeBehaviourTests {
             #expect(after == before + 1, "automatic: \(automatic)")
             let updated = changes.lastUserInfo[.managedObjectContextObjectsDidChange]?[ManagedObjectContext.NotificationKey.updatedObjectIDs] as? Set<ManagedObjectID>
             #expect(updated?.contains(seeded.folder) == true, "automatic: \(automatic)")
+        }
+    }
+
+    /// Core Data merges a save's updates with `refresh(_:mergeChanges: true)`, which keeps an
+    /// object's transient values (NSManagedObjectContext.refresh(_:mergeChanges:): with
+    /// `true`, "the object's property values are reloaded … then any changes that were made
+    /// (in the local context) are re-applied"; only `false` discards transient values).
+    @Test("a merged update keeps the object's transient values", arguments: TestStack.Kind.allCases)
+    func mergeKeepsTransients(kind: TestStack.Kind) throws {
+        let stack = try TestStack(model: Self.model(), kind: kind)
+        let seeded = try Self.seed(stack, notes: 1)
+        let reader = stack.newContext(name: "reader")
+        let note = try reader.performAndWait {
+            let note = reader.object(with: seeded.notes[0])
+            _ = note.value(forKey: "title")
+            note.setValue("kept", forKey: "scratch")
+            try reader.save()  // the object is unchanged again; its transient value stays
+            #expect(!note.hasChanges && note.value(forKey: "scratch") as? String == "kept")
+            return note
+        }
+        let notification = try Self.didSave(stack) { writer in writer.object(with: seeded.notes[0]).setValue("new title", forKey: "title") }
+        reader.performAndWait {
+            reader.mergeChanges(fromContextDidSave: notification)
+            #expect(note.value(forKey: "title") as? String == "new title")
+            #expect(note.value(forKey: "scratch") as? String == "kept")
+            // The same for refresh(_:mergeChanges:) on an unchanged object: true keeps the
+            // transient value, false discards it.
+            reader.refresh(note, mergeChanges: true)
+            #expect(note.value(forKey: "scratch") as? String == "kept")
+            reader.refresh(note, mergeChanges: false)
+            #expect(note.value(forKey: "scratch") == nil)
         }
     }
 
