@@ -398,4 +398,22 @@ struct TransientRelationshipTests {
             #expect(ann.name == "Ann (child)" && ann.focus == dishes && dishes.watchers == [ann])
         }
     }
+
+    /// Core Data's `evaluate(with:)` reads an object by key-value coding, transient properties
+    /// included (NSPredicate.evaluate(with:)); a fetch cannot use them (they are not stored).
+    @Test("evaluate(with:) reads transient relationships; a fetch predicate on one is an error", arguments: TestStack.Kind.allCases)
+    func evaluateWithTransient(kind: TestStack.Kind) throws {
+        let (stack, annID, dishesID, laundryID) = try seeded(kind)
+        let context = stack.newContext()
+        try context.performAndWait {
+            let (ann, dishes, _) = try objects((annID, dishesID, laundryID), in: context)
+            #expect(!ObjectPredicate(format: "focus != nil").evaluate(with: ann))
+            ann.focus = dishes
+            #expect(ObjectPredicate(format: "focus != nil").evaluate(with: ann))
+            #expect(ObjectPredicate(format: "focus.title == 'dishes'").evaluate(with: ann))
+            let request = FetchRequest<TransientWorker>(entityName: "TransientWorker")
+            request.predicate = ObjectPredicate(format: "focus != nil")
+            #expect(throws: StrataError.self) { try context.fetch(request) }
+        }
+    }
 }

@@ -10,8 +10,9 @@ struct PredicateBinder {
     /// For a dictionary fetch's `havingPredicate`: the names of result columns, group keys and
     /// aggregates, which take precedence over the entity's keys.
     var resultNames: (any ResultNameResolver)?
-    /// Whether binding met a property a fetch cannot read (a transient attribute, a fetched
-    /// property): `evaluate(with:)` then evaluates by key-value coding instead of failing.
+    /// Whether binding met a property a fetch cannot read (a transient attribute or
+    /// relationship, a fetched property): `evaluate(with:)` then evaluates by key-value coding
+    /// instead of failing.
     private(set) var metUnstoredProperty = false
 
     init(entity: EntityDescription) {
@@ -449,6 +450,7 @@ struct PredicateBinder {
                 return .scalar(.attribute(path, attribute, slot: PropertySlot.index(of: attribute, in: entity)))
             case let relationship as RelationshipDescription:
                 if relationship.isTransient {
+                    metUnstoredProperty = true
                     throw error("Transient relationship '\(entity.name).\(name)' is not stored and cannot be used in a fetch predicate or sort", key: name, entity: entity)
                 }
                 if !relationship.isToMany {
