@@ -35,8 +35,11 @@ extension ManagedObjectContext {
         }
         let plan = try BatchUpdatePlan.make(
             entity: entity, predicate: request.predicate, includesSubentities: request.includesSubentities, propertiesToUpdate: request.propertiesToUpdate ?? [:],
-            returnsObjectIDs: request.resultType == .updatedObjectIDsResultType)
+            returnsObjectIDs: request.resultType == .updatedObjectIDsResultType || request.mergesChangesIntoContexts)
         let outcome = try coordinator.executeBatchUpdate(plan, affectedStores: request.affectedStores)
+        if request.mergesChangesIntoContexts && !outcome.ids.isEmpty {
+            Self.mergeChanges(fromRemoteContextSave: [NotificationKey.updatedObjectIDs: outcome.ids], into: coordinator.contextsInTree())
+        }
         return BatchUpdateResult(resultType: request.resultType, count: outcome.count, ids: outcome.ids)
     }
 }
@@ -48,4 +51,17 @@ protocol ContextFetchable {
 
 extension FetchRequest: ContextFetchable {
     func results(in context: ManagedObjectContext) throws -> Any { try context.fetch(self) }
+}
+
+extension PersistentStoreCoordinator {
+    /// Every live context of the coordinator: its root contexts and, depth first, their children.
+    func contextsInTree() -> [ManagedObjectContext] {
+        var result: [ManagedObjectContext] = []
+        var pending = rootContexts()
+        while let next = pending.popLast() {
+            result.append(next)
+            pending.append(contentsOf: next.children)
+        }
+        return result
+    }
 }

@@ -40,6 +40,12 @@ public final class BatchUpdateRequest: PersistentStoreRequest {
     public var resultType: BatchUpdateRequestResultType = .statusOnlyResultType
     /// The stores to update (`nil`: every store of the coordinator that holds the entity).
     public var affectedStores: [IncrementalStore]?
+    /// Strata: whether, after the update, every context of the coordinator (root contexts and
+    /// their children) merges the updated objects, each on its own queue and without waiting,
+    /// as `mergeChanges(fromRemoteContextSave:into:)` does: registered objects are refreshed and
+    /// objects-did-change reports them, so live views follow without extra code. Default false
+    /// (Core Data's behaviour: contexts are left as they are).
+    public var mergesChangesIntoContexts = false
 
     /// An update of the rows of the entity named `entityName`.
     public init(entityName: String) {

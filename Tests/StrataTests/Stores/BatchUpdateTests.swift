@@ -290,4 +290,44 @@ struct BatchUpdateTests {
             #expect(request.requestType == .fetchRequestType)
         }
     }
+
+    /// Strata's option: with `mergesChangesIntoContexts`, every context of the coordinator (a
+    /// child included) merges the update by itself, as if each had been passed to Core Data's
+    /// `mergeChanges(fromRemoteContextSave:into:)`.
+    @Test("mergesChangesIntoContexts merges the update into every context of the coordinator", arguments: TestStack.Kind.allCases)
+    func mergesIntoEveryContext(kind: TestStack.Kind) throws {
+        let stack = try TestStack(model: Self.model(), kind: kind)
+        try Self.seed(stack)
+        let view = stack.newContext(name: "view")
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = view
+        let request = FetchRequest<ManagedObject>(entityName: "Venue")
+        request.predicate = ObjectPredicate(format: "name == 'v3'")
+        let inView = try view.performAndWait { () -> ManagedObject in
+            let venue = try #require(try view.fetch(request).first)
+            _ = venue.value(forKey: "visits")
+            return venue
+        }
+        let inChild = try child.performAndWait { () -> ManagedObject in
+            let venue = try #require(try child.fetch(request).first)
+            _ = venue.value(forKey: "visits")
+            return venue
+        }
+        let log = NotificationLog(view, names: [.managedObjectContextObjectsDidChange])
+        let worker = stack.newContext(name: "worker")
+        try worker.performAndWait {
+            let update = BatchUpdateRequest(entityName: "Venue")
+            update.predicate = ObjectPredicate(format: "name == 'v3'")
+            update.propertiesToUpdate = ["visits": Int16(333)]
+            update.resultType = .updatedObjectsCountResultType
+            update.mergesChangesIntoContexts = true
+            let result = try worker.execute(update) as? BatchUpdateResult
+            #expect(result?.result as? Int == 1)
+        }
+        // The merges were queued on each context before execute returned: these blocks run after them.
+        view.performAndWait { #expect(inView.value(forKey: "visits") as? Int16 == 333) }
+        child.performAndWait { #expect(inChild.value(forKey: "visits") as? Int16 == 333) }
+        let updated = log.lastUserInfo[.managedObjectContextObjectsDidChange]?[ManagedObjectContext.NotificationKey.updatedObjectIDs] as? Set<ManagedObjectID>
+        #expect(updated == [inView.objectID])
+    }
 }
