@@ -11,9 +11,9 @@ extension BatchUpdatePlan {
     /// Runs the update by reading the matching rows and saving their new values as one change
     /// set with optimistic locking: a row another save changed in between makes the save fail
     /// with a conflict, and the whole update runs again on fresh rows (a few times at most).
-    /// For stores without an `UPDATE` statement (the in-memory store, stores written against
-    /// the public seam, and plans the SQLite store cannot compile). `store` follows the rows'
-    /// relationships for key paths in the expressions.
+    /// For stores without an `UPDATE` statement (the in-memory store and stores written against
+    /// the public seam). `store` follows the rows' relationships for key paths in the
+    /// expressions.
     func runByRows(on backend: any StoreBackend, store: IncrementalStore) throws -> BatchUpdateOutcome {
         let attempts = 8
         for attempt in 1...attempts {
