@@ -43,16 +43,7 @@ enum BatchUpdateBenchmarks {
 
         suite.pair(
             "fetch-edit-save of \(Sizes.label(count)) objects vs a batch update", configuration: configuration, setUp: setUp, tearDown: tearDown,
-            strata: { context in
-                let url = try context.require("url", as: URL.self)
-                let store = try Datasets.shared.context(for: url)
-                try store.performAndWait {
-                    for item in try store.fetch(FetchRequest<Item>(entityName: "Item")) { item.score += 1 }
-                    try store.save()
-                    context.unmeasured { store.reset() }
-                }
-                return try context.unmeasured { try ItemDigest.ofStore(url) }
-            },
+            strata: UpdateBenchmarks.fetchEditSave,
             raw: { context in
                 let url = try context.require("url", as: URL.self)
                 let store = try Datasets.shared.context(for: url)
