@@ -19,6 +19,7 @@ extension ManagedObjectContext {
         try resolveUniquenessConflicts(policy: policy, parent: parent)
         while true {
             var changes = state.work.makeChangeSet()
+            if self.parent == nil { changes.origin = transactionOrigin }
             if !overwrite.isEmpty {
                 for index in changes.updates.indices where overwrite.contains(changes.updates[index].objectID) {
                     changes.updates[index].ignoresVersion = true

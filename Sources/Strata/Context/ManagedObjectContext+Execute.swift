@@ -17,6 +17,9 @@ extension ManagedObjectContext {
         if let update = request as? BatchUpdateRequest {
             return try executeBatchUpdate(update)
         }
+        if let history = request as? PersistentHistoryChangeRequest {
+            return try executeHistoryRequest(history)
+        }
         throw StrataError(code: StrataError.Code.coreData, message: "execute(_:) cannot run a \(type(of: request)) (request type \(request.requestType))")
     }
 
@@ -36,7 +39,7 @@ extension ManagedObjectContext {
         let plan = try BatchUpdatePlan.make(
             entity: entity, predicate: request.predicate, includesSubentities: request.includesSubentities, propertiesToUpdate: request.propertiesToUpdate ?? [:],
             returnsObjectIDs: request.resultType == .updatedObjectIDsResultType || request.mergesChangesIntoContexts)
-        let outcome = try coordinator.executeBatchUpdate(plan, affectedStores: request.affectedStores)
+        let outcome = try coordinator.executeBatchUpdate(plan, affectedStores: request.affectedStores, origin: transactionOrigin)
         if request.mergesChangesIntoContexts && !outcome.ids.isEmpty {
             Self.mergeChanges(fromRemoteContextSave: [NotificationKey.updatedObjectIDs: outcome.ids], into: coordinator.contextsInTree())
         }

@@ -106,9 +106,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         set { settings.withLock { $0.automaticallyMergesChangesFromParent = newValue } }
     }
 
-    /// A name for the author of the context's saves (Core Data's `transactionAuthor`). Only
-    /// stored, for the persistent history still to come: no save records it and nothing else
-    /// reads it yet, so setting it changes nothing but what this property returns.
+    /// A name for the author of the context's saves (Core Data's `transactionAuthor`): a store
+    /// that tracks persistent history records it with each transaction this context writes (a
+    /// root context's saves, and batch requests it executes), as
+    /// ``PersistentHistoryTransaction/author``. A child context's saves go to its parent and
+    /// record nothing; the root's save records the root's author. Thread-safe.
     public var transactionAuthor: String? {
         get { settings.withLock { $0.transactionAuthor } }
         set { settings.withLock { $0.transactionAuthor = newValue } }

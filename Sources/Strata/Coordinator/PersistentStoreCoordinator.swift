@@ -83,6 +83,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         let backend = (incremental as? any StoreBackend) ?? IncrementalStoreBackend(incremental)
         let store = PersistentStore(type: type, url: url, configurationName: configuration, options: options, store: incremental, backend: backend, entities: entities)
         store.persistentStoreCoordinator = self
+        do {
+            try startHistory(for: store)
+        } catch {
+            incremental.close()
+            throw error
+        }
         storesState.withLock { $0.append(store) }
         return store
     }

@@ -17,6 +17,7 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     private var _maxLength: Int?
     private var _regularExpression: String?
     private var _allowsExternalBinaryDataStorage = false
+    private var _preservesValueInHistoryOnDeletion = false
 
     /// Creates an attribute. `isOptional` defaults to true, as in Core Data.
     public init(name: String, type: AttributeType, isOptional: Bool = true, defaultValue: (any Sendable)? = nil) {
@@ -79,6 +80,15 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     public var allowsExternalBinaryDataStorage: Bool {
         get { _allowsExternalBinaryDataStorage }
         set { mutate("allowsExternalBinaryDataStorage") { _allowsExternalBinaryDataStorage = newValue } }
+    }
+
+    /// Whether a deletion recorded in the persistent history keeps the attribute's last value in
+    /// the change's ``PersistentHistoryChange/tombstone`` (Core Data's
+    /// `preservesValueInHistoryOnDeletion`; default false). Not part of the version hash: turning
+    /// it on needs no migration. Set before the model is used.
+    public var preservesValueInHistoryOnDeletion: Bool {
+        get { _preservesValueInHistoryOnDeletion }
+        set { mutate("preservesValueInHistoryOnDeletion") { _preservesValueInHistoryOnDeletion = newValue } }
     }
 
     /// Whether the attribute has value rules of its own (range, length, pattern).

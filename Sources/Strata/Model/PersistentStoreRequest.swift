@@ -12,6 +12,8 @@ public enum PersistentStoreRequestType: Sendable {
     case batchUpdateRequestType
     /// A batch delete, straight on the store.
     case batchDeleteRequestType
+    /// A request that fetches or deletes persistent history (`PersistentHistoryChangeRequest`).
+    case persistentHistoryRequestType
 }
 
 /// Everything a context can run with `execute(_:)` (Core Data's `NSPersistentStoreRequest`):

@@ -9,8 +9,9 @@ struct BatchUpdateStatements {
 
     /// The statement, whether it returns rows, and, for each assignment that needs a range
     /// check (in the plan's order), its index in the plan; the checked values follow
-    /// `Z_PK, Z_ENT` in the returned rows, in that order.
-    func update(_ plan: BatchUpdatePlan) throws -> (sql: SQLFragment, returnsRows: Bool, checked: [Int]) {
+    /// `Z_PK, Z_ENT` in the returned rows, in that order. `returningKeys` asks for the keys even
+    /// when the plan does not (the store records them in its history).
+    func update(_ plan: BatchUpdatePlan, returningKeys: Bool = false) throws -> (sql: SQLFragment, returnsRows: Bool, checked: [Int]) {
         let entity = plan.rows.entity
         guard let table = schema.table(for: entity), let columns = schema.columns(for: entity) else {
             throw StrataError(code: StrataError.Code.coreData, message: "Entity '\(entity.name)' is not stored in this store", entityName: entity.name)
@@ -35,7 +36,7 @@ struct BatchUpdateStatements {
         }
         if let predicate = plan.rows.predicate { conditions.append(try compiler.compile(predicate)) }
         let checked = plan.assignments.indices.filter { plan.assignments[$0].needsRangeCheck }
-        let returnsRows = plan.returnsObjectIDs || !checked.isEmpty
+        let returnsRows = plan.returnsObjectIDs || returningKeys || !checked.isEmpty
         let returning = returnsRows ? " RETURNING " + (["Z_PK", "Z_ENT"] + checked.map { names[$0] }).joined(separator: ", ") : ""
         let tableName = SQLFragment.identifier(table.name)
         let whereClause = conditions.isEmpty ? nil : SQLFragment.join(conditions, separator: " AND ")

@@ -13,13 +13,14 @@ extension BatchUpdatePlan {
     /// with a conflict, and the whole update runs again on fresh rows (a few times at most).
     /// For stores without an `UPDATE` statement (the in-memory store and stores written against
     /// the public seam). `store` follows the rows' relationships for key paths in the
-    /// expressions.
-    func runByRows(on backend: any StoreBackend, store: IncrementalStore) throws -> BatchUpdateOutcome {
+    /// expressions; `origin` goes with the change set (a store that tracks history records it).
+    func runByRows(on backend: any StoreBackend, store: IncrementalStore, origin: TransactionOrigin) throws -> BatchUpdateOutcome {
         let attempts = 8
         for attempt in 1...attempts {
             let matching = try backend.fetchRows(rows, options: .default)
             let resolver = NodeResolver(store: store, options: .default)
             var changes = StoreChangeSet()
+            changes.origin = origin
             changes.updates.reserveCapacity(matching.count)
             let slots = assignments.map(\.slot)
             for row in matching {

@@ -43,8 +43,8 @@ final class IncrementalStoreBackend: StoreBackend {
     }
 
     /// A batch update: the matching rows read and saved back with their new values.
-    func batchUpdate(_ plan: BatchUpdatePlan) throws -> BatchUpdateOutcome {
-        try plan.runByRows(on: self, store: store)
+    func batchUpdate(_ plan: BatchUpdatePlan, origin: TransactionOrigin) throws -> BatchUpdateOutcome {
+        try plan.runByRows(on: self, store: store, origin: origin)
     }
 
     /// The rows of `ids` that still exist (any order).

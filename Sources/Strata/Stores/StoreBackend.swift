@@ -42,8 +42,9 @@ protocol StoreBackend: AnyObject, Sendable {
     /// except when a COMMIT fails after an inner store committed (reported as 134040).
     func save(_ changes: StoreChangeSet, holdingTransactionOpenFor body: () throws -> Void) throws -> StoreSaveResult
     /// Runs a batch update in one transaction: all of it or none of it. Returns the updated
-    /// rows with their new versions.
-    func batchUpdate(_ plan: BatchUpdatePlan) throws -> BatchUpdateOutcome
+    /// rows with their new versions. A store that tracks history records the update (one
+    /// change per row) in the same transaction, with `origin`.
+    func batchUpdate(_ plan: BatchUpdatePlan, origin: TransactionOrigin) throws -> BatchUpdateOutcome
     /// Hands out `count` new primary keys for rows of `entity`'s table.
     func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64]
     /// Closes the store's connections.

@@ -8,6 +8,9 @@ struct StoreChangeSet: @unchecked Sendable {
     var updates: [RowChange] = []
     var deletes: [RowDeletion] = []
     var toManyChanges: [ToManyChange] = []
+    /// Who saved (the root context's author and name), for the persistent history; empty for a
+    /// child's save into its parent context, which records no history.
+    var origin = TransactionOrigin()
 
     var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && toManyChanges.isEmpty }
 }

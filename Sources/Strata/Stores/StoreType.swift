@@ -40,4 +40,14 @@ public enum PersistentStoreOption {
     /// harness uses this to inject I/O faults (see docs/reliability.md). Adding a store with an
     /// unknown name fails with 134080 (`SQLITE_ERROR`, "no such vfs").
     public static let vfsName = "StrataVFSNameOption"
+    /// `Bool`: keep a persistent history of the store's transactions (Core Data's
+    /// `NSPersistentHistoryTrackingKey`): every root-context save and batch request records, in
+    /// its own transaction, who wrote it and what changed (see ``PersistentHistoryChangeRequest``).
+    /// Supported by `.sqlite` and `.inMemory`; a store class written against the public seam
+    /// refuses it when added. Default false.
+    public static let persistentHistoryTracking = "NSPersistentHistoryTrackingKey"
+    /// `Bool`: post `.persistentStoreRemoteChange` after every transaction on the store, this
+    /// process's and, for a SQLite file, other processes' (Core Data's
+    /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey`). Default false.
+    public static let remoteChangeNotificationPost = "NSPersistentStoreRemoteChangeNotificationOptionKey"
 }

@@ -22,10 +22,17 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         var positions: [String: [Int64: Int64]] = [:]
         /// Last primary key handed out, by table.
         var lastKeys: [String: Int64] = [:]
+        /// The persistent history, in commit order (when tracking is on; see
+        /// `InMemoryStore+History.swift`).
+        var history = InMemoryHistory()
     }
 
     let schema: SQLiteSchema
-    private let state: StrataLock<State>
+    let state: StrataLock<State>
+    /// Whether saves record persistent history (`PersistentStoreOption.persistentHistoryTracking`).
+    let tracksHistory: Bool
+    /// Posts remote-change notifications when asked (see `InMemoryStore+History.swift`).
+    let remoteChangePoster = StrataLock<RemoteChangePoster?>(nil)
     private let initialMetadata: [String: any Sendable]
 
     /// Creates an empty store (`url` and `options` are kept but not used).
@@ -40,10 +47,13 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
             StoreMetadataKey.entityVersionHashes: entityHashes,
         ]
         self.state = StrataLock(State())
+        self.tracksHistory = options.tracksPersistentHistory
         try super.init(model: model, configurationName: configurationName, url: url, options: options)
     }
 
     override func loadMetadata() throws -> [String: any Sendable] { initialMetadata }
+
+    override func close() { stopRemoteChangeNotifications() }
 
     var generationKey: AnyObject { self }
 
@@ -125,8 +135,8 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
 
     /// A batch update: the matching rows read and saved back with their new values, with
     /// optimistic locking (see `BatchUpdatePlan.runByRows`).
-    func batchUpdate(_ plan: BatchUpdatePlan) throws -> BatchUpdateOutcome {
-        try plan.runByRows(on: self, store: self)
+    func batchUpdate(_ plan: BatchUpdatePlan, origin: TransactionOrigin) throws -> BatchUpdateOutcome {
+        try plan.runByRows(on: self, store: self, origin: origin)
     }
 
     func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
@@ -185,13 +195,19 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
     }
 
     func save(_ changes: StoreChangeSet, holdingTransactionOpenFor body: () throws -> Void) throws -> StoreSaveResult {
-        try state.withLock { current in
+        let result = try state.withLock { current in
             var working = current
+            let tombstones = tracksHistory ? historyTombstones(of: changes.deletes, in: working) : [:]
             let result = try apply(changes, to: &working)
+            if tracksHistory {
+                working.history.record(changes.historyChanges(permanentIDs: result.permanentIDs, tombstones: tombstones), origin: changes.origin)
+            }
             try body()
             current = working  // all or nothing; cannot fail once `body` returned
             return result
         }
+        if !changes.isEmpty { didCommitTransaction() }
+        return result
     }
 
     private func apply(_ changes: StoreChangeSet, to working: inout State) throws -> StoreSaveResult {

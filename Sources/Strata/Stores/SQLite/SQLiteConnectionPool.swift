@@ -75,6 +75,12 @@ final class SQLiteConnectionPool: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Opens a connection of the store's kind that the pool does not manage (the caller owns it
+    /// and closes it by dropping it): the remote-change poster's.
+    func openDetachedConnection() throws -> SQLiteConnection {
+        try openReader()
+    }
+
     /// Takes one reader out of the pool for a long-lived read transaction (query generations).
     func checkOutDedicatedReader() throws -> SQLiteConnection {
         let reader = try checkOutReader()

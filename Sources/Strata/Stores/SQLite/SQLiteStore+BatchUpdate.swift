@@ -5,14 +5,16 @@ import StrataSQLite
 extension SQLiteStore {
     /// Runs `plan` as one statement (see `BatchUpdateStatements`); when an assignment's new
     /// values need a range check, a value out of range rolls the whole statement back before
-    /// anything is committed. Callable from any thread.
-    func batchUpdate(_ plan: BatchUpdatePlan) throws -> BatchUpdateOutcome {
+    /// anything is committed. With history tracking on, the statement returns every updated
+    /// row's key and the update is recorded (one update change per row, naming the assigned
+    /// attributes) in the same transaction. Callable from any thread.
+    func batchUpdate(_ plan: BatchUpdatePlan, origin: TransactionOrigin) throws -> BatchUpdateOutcome {
         if configuration.readOnly {
             throw StrataError(code: StrataError.Code.persistentStoreSave, message: "The store was opened read-only", url: url)
         }
-        let (sql, returnsRows, checked) = try BatchUpdateStatements(schema: schema).update(plan)
+        let (sql, returnsRows, checked) = try BatchUpdateStatements(schema: schema).update(plan, returningKeys: tracksHistory)
         do {
-            return try pool.withWriter { connection in
+            let outcome = try pool.withWriter { connection in
                 try connection.transaction(Self.writeTransaction) {
                     var outcome = BatchUpdateOutcome()
                     let statement = try connection.cachedStatement(sql.text)
@@ -23,11 +25,14 @@ extension SQLiteStore {
                     }
                     let fallback = plan.rows.entity
                     var failure: StrataError?
+                    var history: [HistoryChangeRecord] = []
+                    let updatedNames = plan.assignments.map(\.attribute.name)
                     try statement.forEachRow(sql.bindings.sqliteValues) { row in
                         outcome.count += 1
                         let entity = model.entity(forCode: row.int64(at: 1)) ?? fallback
                         let id = ManagedObjectID(entity: entity, primaryKey: row.int64(at: 0), store: token)
                         if plan.returnsObjectIDs { outcome.ids.append(id) }
+                        if tracksHistory { history.append(HistoryChangeRecord(objectID: id, type: .update, updatedProperties: updatedNames)) }
                         guard failure == nil else { return }
                         for (column, index) in checked.enumerated() {
                             let assignment = plan.assignments[index]
@@ -42,9 +47,12 @@ extension SQLiteStore {
                     }
                     // Thrown inside the transaction: it rolls back, nothing is written.
                     if let failure { throw failure }
+                    try recordHistory(history, origin: origin, on: connection)
                     return outcome
                 }
             }
+            didCommitTransaction()
+            return outcome
         } catch let error as StrataError {
             throw error
         } catch {

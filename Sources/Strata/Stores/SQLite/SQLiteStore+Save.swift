@@ -47,13 +47,19 @@ extension SQLiteStore {
         }
         if configuration.readOnly { throw readOnlyError() }
         do {
-            return try pool.withWriter { connection in
+            let result = try pool.withWriter { connection in
                 try connection.transaction(Self.writeTransaction) {
+                    let tombstones = try historyTombstones(of: changes.deletes, on: connection)
                     let result = try write(changes, on: connection)
+                    if tracksHistory {
+                        try recordHistory(changes.historyChanges(permanentIDs: result.permanentIDs, tombstones: tombstones), origin: changes.origin, on: connection)
+                    }
                     try body()
                     return result
                 }
             }
+            didCommitTransaction()
+            return result
         } catch let error as StrataError {
             throw error
         } catch {

@@ -15,6 +15,9 @@ struct SQLiteStoreConfiguration: Sendable {
     var recordsSQL = false
     /// The registered SQLite VFS to open connections with (`PersistentStoreOption.vfsName`).
     var vfsName: String?
+    /// Whether saves and batch requests record persistent history
+    /// (`PersistentStoreOption.persistentHistoryTracking`).
+    var tracksHistory = false
 }
 
 extension SQLiteStoreConfiguration {
@@ -36,6 +39,7 @@ extension SQLiteStoreConfiguration {
         if let shows = options[PersistentStoreOption.showsArgumentsInErrors] as? Bool { configuration.showsArgumentsInErrors = shows }
         if let records = options[PersistentStoreOption.recordsSQL] as? Bool { configuration.recordsSQL = records }
         if let vfs = options[PersistentStoreOption.vfsName] as? String { configuration.vfsName = vfs }
+        configuration.tracksHistory = options.tracksPersistentHistory
         self = configuration
     }
 }
@@ -54,6 +58,9 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
     let sqlObservers: SQLObservers
     /// The metadata the store was opened with (what `loadMetadata()` returns).
     private let openedMetadata: [String: any Sendable]
+    /// Posts remote-change notifications when the coordinator asked for them (see
+    /// `SQLiteStore+History.swift`); stopped by `close()`.
+    let remoteChangePoster = StrataLock<RemoteChangePoster?>(nil)
 
     static let typeName = "SQLite"
 
@@ -101,6 +108,7 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         let metadata: [String: any Sendable]
         do {
             metadata = try Self.prepareSchema(on: writer, schema: schema, model: model, url: url, readOnly: configuration.readOnly)
+            if configuration.tracksHistory && !configuration.readOnly { try Self.prepareHistoryTables(on: writer) }
         } catch let error as SQLiteError {
             throw StrataError.sqlite(error, while: "Opening the store", url: url, defaultCode: StrataError.Code.persistentStoreOpen)
         }
@@ -114,7 +122,13 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
 
     override func loadMetadata() throws -> [String: any Sendable] { openedMetadata }
 
-    override func close() { pool.close() }
+    override func close() {
+        remoteChangePoster.withLock { slot -> RemoteChangePoster? in
+            defer { slot = nil }
+            return slot
+        }?.stop()
+        pool.close()
+    }
 
     var generationKey: AnyObject { pool }
 
