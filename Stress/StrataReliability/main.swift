@@ -6,8 +6,8 @@ import ReliabilityKit
 //   quick | full            every part, with the summary figures (CI runs `quick`)
 //   crash | faults | disk | processes | controls
 //                           one part
-//   bank-child | counter-worker | lock-holder
-//                           the child processes the parts start
+//   bank-child | counter-worker | lock-holder | history-writer
+//                           the child processes the parts (and tests) start
 //   create-store | check    make a bank store / check one by hand
 //
 // Options: --seed N (default 1), --dir PATH (scratch folder), --kills N, --seconds S.
@@ -69,6 +69,8 @@ case "counter-worker":
     exit(CounterWorker.run(arguments))
 case "lock-holder":
     exit(LockHolder.run(arguments))
+case "history-writer":
+    exit(HistoryExchange.runChild(arguments))
 case "create-store":
     do {
         try BankWorkload.createStore(at: URL(fileURLWithPath: arguments.string("store") ?? "bank.sqlite"), settings: arguments.storeSettings(), accounts: arguments.int("accounts", 32))
