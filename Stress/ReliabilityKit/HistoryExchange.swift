@@ -24,6 +24,10 @@ public enum HistoryExchange {
         public var peerSaves: Int
         /// The most seconds to wait for the peer's transactions and notifications.
         public var seconds: Double
+        /// A file this side creates once its store is added (it then gets every later notification).
+        public var readyFile: URL?
+        /// A file this side waits for (bounded by `seconds`) before it writes.
+        public var waitsForFile: URL?
 
         public init(store: URL, token: Data, author: String, peer: String, saves: Int, peerSaves: Int, seconds: Double) {
             self.store = store
@@ -40,7 +44,7 @@ public enum HistoryExchange {
             [
                 "history-writer", "--store", store.path, "--token", String(decoding: token, as: UTF8.self), "--author", author, "--peer", peer, "--saves", String(saves),
                 "--peer-saves", String(peerSaves), "--seconds", String(seconds),
-            ]
+            ] + (readyFile.map { ["--ready", $0.path] } ?? []) + (waitsForFile.map { ["--wait-for", $0.path] } ?? [])
         }
     }
 
@@ -97,6 +101,8 @@ public enum HistoryExchange {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         let store = try coordinator.addPersistentStore(type: .sqlite, at: side.store, options: options)
         defer { try? coordinator.remove(store) }
+        // Transactions after this one come after the store was added: each must be notified.
+        let start = coordinator.currentPersistentHistoryToken()?.transactionNumber(forStoreIdentifier: store.identifier) ?? 0
         let notified = StrataLock<Set<PersistentHistoryToken>>([])
         let observer = NotificationCenter.default.addObserver(forName: .persistentStoreRemoteChange, object: coordinator, queue: nil) { notification in
             if let token = notification.userInfo?[PersistentStoreCoordinator.RemoteChangeKey.historyToken] as? PersistentHistoryToken {
@@ -104,6 +110,11 @@ public enum HistoryExchange {
             }
         }
         defer { NotificationCenter.default.removeObserver(observer) }
+        if let ready = side.readyFile { _ = FileManager.default.createFile(atPath: ready.path, contents: Data()) }
+        if let other = side.waitsForFile {
+            let limit = Date().addingTimeInterval(side.seconds)
+            while !FileManager.default.fileExists(atPath: other.path) && Date() < limit { Thread.sleep(forTimeInterval: 0.005) }
+        }
         guard let entity = model.entitiesByName["Entry"] else { throw HarnessError("no Entry entity") }
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = coordinator
@@ -127,7 +138,7 @@ public enum HistoryExchange {
                 let result = try context.execute(PersistentHistoryChangeRequest.fetchHistory(after: token)) as? PersistentHistoryResult
                 return result?.result as? [PersistentHistoryTransaction] ?? []
             }
-            peerTokens = transactions.filter { $0.author == side.peer }.map(\.token)
+            peerTokens = transactions.filter { $0.author == side.peer && $0.transactionNumber > start }.map(\.token)
             let allNotified = notified.withLock { seen in peerTokens.allSatisfy { seen.contains($0) } }
             if (peerTokens.count >= side.peerSaves && allNotified) || Date() >= deadline { break }
             Thread.sleep(forTimeInterval: 0.02)
@@ -154,15 +165,19 @@ public enum HistoryExchange {
         }
         outcome.peerSeen = seqByAuthor[side.peer]?.count ?? 0
         outcome.notified = notified.withLock { seen in peerTokens.filter { seen.contains($0) }.count }
-        if outcome.notified != peerTokens.count { outcome.problems.append("\(side.author): \(outcome.notified) of \(peerTokens.count) peer transactions were notified") }
+        if outcome.notified != peerTokens.count {
+            outcome.problems.append("\(side.author): \(outcome.notified) of the \(peerTokens.count) peer transactions committed after its store was added were notified")
+        }
     }
 
     /// The `history-writer` child: runs one side and prints its `RESULT` line; exit 0 when it passed.
     public static func runChild(_ arguments: Arguments) -> Int32 {
-        let side = Side(
+        var side = Side(
             store: URL(fileURLWithPath: arguments.string("store") ?? "history.sqlite"), token: Data((arguments.string("token") ?? "").utf8),
             author: arguments.string("author") ?? "child", peer: arguments.string("peer") ?? "parent", saves: arguments.int("saves", 20),
             peerSaves: arguments.int("peer-saves", 20), seconds: arguments.double("seconds", 20))
+        side.readyFile = arguments.string("ready").map { URL(fileURLWithPath: $0) }
+        side.waitsForFile = arguments.string("wait-for").map { URL(fileURLWithPath: $0) }
         let outcome = exchange(side)
         StandardOutput.writeLine(outcome.line)
         return outcome.problems.isEmpty ? 0 : 1

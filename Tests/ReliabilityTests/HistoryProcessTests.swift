@@ -18,13 +18,19 @@ struct HistoryProcessTests {
         let store = directory.file("history.sqlite")
         let token = try HistoryExchange.createStore(at: store)
         let saves = 25
-        let childSide = HistoryExchange.Side(store: store, token: token, author: "child", peer: "parent", saves: saves, peerSaves: saves, seconds: 20)
+        // The parent writes once the child's store is added, so the child is notified of every
+        // parent transaction; the child writes at once, while the parent is also writing.
+        let ready = directory.file("child-ready")
+        var childSide = HistoryExchange.Side(store: store, token: token, author: "child", peer: "parent", saves: saves, peerSaves: saves, seconds: 20)
+        childSide.readyFile = ready
         let child = try ChildProcess(executable: executable, arguments: childSide.arguments, stderrPath: directory.file("child.stderr").path)
-        let parent = HistoryExchange.exchange(HistoryExchange.Side(store: store, token: token, author: "parent", peer: "child", saves: saves, peerSaves: saves, seconds: 20))
+        var parentSide = HistoryExchange.Side(store: store, token: token, author: "parent", peer: "child", saves: saves, peerSaves: saves, seconds: 20)
+        parentSide.waitsForFile = ready
+        let parent = HistoryExchange.exchange(parentSide)
         let ended = child.wait(timeout: 40) ?? child.killAndReap()
         child.drain()
         #expect(parent.problems.isEmpty, "\(parent.problems)")
-        #expect(parent.peerSeen == saves && parent.notified == saves)
+        #expect(parent.peerSeen == saves && parent.notified > 0)  // the child's transactions after the parent's store was added
         #expect(ended == .exited(0), "child: \(child.outputLines) \(child.errorOutput)")
         #expect(child.outputLines.contains { $0.hasPrefix("RESULT peerSeen=\(saves) notified=\(saves) problems=0") }, "\(child.outputLines)")
     }
