@@ -105,10 +105,10 @@ final class Datasets: @unchecked Sendable {
         try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
-    /// A root context on a fresh coordinator for `url`.
-    func context(for url: URL) throws -> ManagedObjectContext {
+    /// A root context on a fresh coordinator for `url`, the store added with `options`.
+    func context(for url: URL, options: [String: any Sendable] = [:]) throws -> ManagedObjectContext {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: BenchmarkModel.shared)
-        try coordinator.addPersistentStore(type: .sqlite, at: url)
+        try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = coordinator
         return context
