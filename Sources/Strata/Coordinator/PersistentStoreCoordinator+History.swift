@@ -61,7 +61,10 @@ extension PersistentStoreCoordinator {
     /// Runs a history request on the stores that track history (those among its
     /// `affectedStores`, when given). Throws when none does. Callable from any thread.
     func executeHistoryRequest(_ request: PersistentHistoryChangeRequest) throws -> PersistentHistoryResult {
-        let candidates = request.affectedStores ?? persistentStores
+        var candidates = persistentStores
+        if let affected = request.affectedStores {
+            candidates = candidates.filter { store in affected.contains { $0 === store.incrementalStore } }
+        }
         let stores: [(PersistentStore, any HistoryStoreBackend)] = candidates.compactMap { store in
             guard let history = store.backend as? any HistoryStoreBackend, history.tracksHistory else { return nil }
             return (store, history)
@@ -69,7 +72,9 @@ extension PersistentStoreCoordinator {
         guard !stores.isEmpty else {
             throw StrataError(
                 code: StrataError.Code.persistentStoreOperation,
-                message: "No \(request.affectedStores == nil ? "" : "affected ")store of this coordinator tracks persistent history: add the store with PersistentStoreOption.persistentHistoryTracking = true")
+                message:
+                    "No \(request.affectedStores == nil ? "" : "affected ")store of this coordinator tracks persistent history: add the store with PersistentStoreOption.persistentHistoryTracking = true"
+            )
         }
         switch request.operation {
         case .fetchAfterToken, .fetchAfterDate:

@@ -269,7 +269,11 @@ extension PersistentStoreCoordinator: ParentStore {
         func part(_ id: ManagedObjectID) throws -> ObjectIdentifier {
             let store = id.isTemporaryID ? try store(for: id.entity) : try store(for: id)
             let key = ObjectIdentifier(store)
-            if parts[key] == nil { parts[key] = (store, StoreChangeSet()) }
+            if parts[key] == nil {
+                var part = StoreChangeSet()
+                part.origin = changes.origin  // each store's history names the same author
+                parts[key] = (store, part)
+            }
             return key
         }
         for insert in changes.inserts { parts[try part(insert.objectID)]?.1.inserts.append(insert) }

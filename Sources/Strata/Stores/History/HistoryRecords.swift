@@ -70,18 +70,30 @@ extension StoreChangeSet {
         var toManyNames: [ManagedObjectID: [String]] = [:]
         for change in toManyChanges { toManyNames[change.owner, default: []].append(change.relationship.name) }
         var seen = Set<ManagedObjectID>()
+        seen.reserveCapacity(toManyChanges.isEmpty ? 0 : inserts.count + updates.count)
         for insert in inserts {
             let id = permanentIDs[insert.objectID] ?? insert.objectID
-            seen.insert(insert.objectID)
+            if !toManyChanges.isEmpty { seen.insert(insert.objectID) }
             records.append(HistoryChangeRecord(objectID: id, type: .insert))
         }
+        // Updated rows mostly share one change shape (see `UnitOfWork.makeChangeSet()`): the
+        // names of the last shape are reused, so a row costs no array of its own.
+        var lastShape: (layout: EntityLayout, attributeSlots: [Int], toOneSlots: [Int], names: [String])?
         for update in updates {
-            seen.insert(update.objectID)
             let layout = update.objectID.entity.layout
-            var names: [String] = []
-            for slot in update.changedAttributeSlots where slot < layout.storedAttributes.count { names.append(layout.storedAttributes[slot].name) }
-            for slot in update.changedToOneSlots where slot < layout.toOneRelationships.count { names.append(layout.toOneRelationships[slot].name) }
-            names += toManyNames[update.objectID] ?? []
+            var names: [String]
+            if let shape = lastShape, shape.layout === layout, shape.attributeSlots == update.changedAttributeSlots, shape.toOneSlots == update.changedToOneSlots {
+                names = shape.names
+            } else {
+                names = []
+                for slot in update.changedAttributeSlots where slot < layout.storedAttributes.count { names.append(layout.storedAttributes[slot].name) }
+                for slot in update.changedToOneSlots where slot < layout.toOneRelationships.count { names.append(layout.toOneRelationships[slot].name) }
+                lastShape = (layout, update.changedAttributeSlots, update.changedToOneSlots, names)
+            }
+            if !toManyChanges.isEmpty {
+                seen.insert(update.objectID)
+                names += toManyNames[update.objectID] ?? []
+            }
             records.append(HistoryChangeRecord(objectID: update.objectID, type: .update, updatedProperties: names))
         }
         var deleted = Set<ManagedObjectID>()

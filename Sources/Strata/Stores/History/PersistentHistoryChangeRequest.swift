@@ -34,8 +34,9 @@ public final class PersistentHistoryChangeRequest: PersistentStoreRequest {
     /// What the result holds (default `.transactionsAndChanges`; a delete gives `true` for
     /// every type but `.count`, which gives the number of changes deleted).
     public var resultType: PersistentHistoryResultType = .transactionsAndChanges
-    /// The stores to read or purge (`nil`: every store of the coordinator that tracks history).
-    public var affectedStores: [PersistentStore]?
+    /// The stores to read or purge, as their store objects (``PersistentStore/incrementalStore``;
+    /// `nil`: every store of the coordinator that tracks history).
+    public var affectedStores: [IncrementalStore]?
 
     init(_ operation: Operation) { self.operation = operation }
 

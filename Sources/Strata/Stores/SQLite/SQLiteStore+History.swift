@@ -21,6 +21,8 @@ extension SQLiteStore: HistoryStoreBackend {
         try transaction.execute([.real(Date().timeIntervalSinceReferenceDate), origin.author.map { .text($0) } ?? .null, origin.contextName.map { .text($0) } ?? .null])
         let number = connection.lastInsertRowID
         let insert = try connection.cachedStatement(HistoryStatements.insertChange)
+        // Rows of one change shape share their names array: join it once per shape.
+        var lastColumns: (names: [String], text: SQLiteValue)?
         for change in changes {
             guard let pk = change.objectID.primaryKey else { continue }
             insert.reset()
@@ -28,7 +30,16 @@ extension SQLiteStore: HistoryStoreBackend {
             insert.bind(int64: Int64(change.type.rawValue), at: 2)
             insert.bind(int64: change.objectID.entity.layout.code, at: 3)
             insert.bind(int64: pk, at: 4)
-            try insert.bind(change.updatedProperties.map { .text($0.joined(separator: ",")) } ?? .null, at: 5)
+            var columns = SQLiteValue.null
+            if let names = change.updatedProperties {
+                if let last = lastColumns, last.names == names {
+                    columns = last.text
+                } else {
+                    columns = .text(names.joined(separator: ","))
+                    lastColumns = (names, columns)
+                }
+            }
+            try insert.bind(columns, at: 5)
             try insert.bind(try change.tombstone.map { .blob(try HistoryTombstoneCoding.encode($0)) } ?? .null, at: 6)
             _ = try insert.step()
         }
@@ -79,7 +90,8 @@ extension SQLiteStore: HistoryStoreBackend {
 
     private func requireTracking() throws {
         guard tracksHistory else {
-            throw StrataError(code: StrataError.Code.persistentStoreOperation, message: "The store does not track persistent history (add it with PersistentStoreOption.persistentHistoryTracking)", url: url)
+            throw StrataError(
+                code: StrataError.Code.persistentStoreOperation, message: "The store does not track persistent history (add it with PersistentStoreOption.persistentHistoryTracking)", url: url)
         }
     }
 
