@@ -44,7 +44,8 @@ public enum PersistentStoreOption {
     /// `NSPersistentHistoryTrackingKey`): every root-context save and batch request records, in
     /// its own transaction, who wrote it and what changed (see ``PersistentHistoryChangeRequest``).
     /// Supported by `.sqlite` and `.inMemory`; a store class written against the public seam
-    /// refuses it when added. Default false.
+    /// refuses it when added. A SQLite file that keeps a history and is added without this
+    /// option is read-only (as in Core Data), so its history has no holes. Default false.
     public static let persistentHistoryTracking = "NSPersistentHistoryTrackingKey"
     /// `Bool`: post `.persistentStoreRemoteChange` after every transaction on the store, this
     /// process's and, for a SQLite file, other processes' (Core Data's

@@ -149,6 +149,35 @@ struct PersistentHistoryTests {
         #expect(try Self.transactions(.fetchHistory(after: nil as PersistentHistoryToken?), in: stack).map(\.author) == ["before", "after"])
     }
 
+    @Test("a store with history opened without tracking is read-only, as in Core Data; with tracking again it records on (SQLite)")
+    func untrackedHistoryIsReadOnly() throws {
+        let stack = try Self.stack(.sqlite)
+        try Self.insertNotes(["a"], in: stack, author: "tracked")
+        let untracked = try TestStack(model: Self.model(), kind: .sqlite)  // a file of its own: never had history
+        try Self.insertNotes(["x"], in: untracked)  // a store without history stays writable
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: stack.model)
+        for store in stack.coordinator.persistentStores { try stack.coordinator.remove(store) }
+        try coordinator.addPersistentStore(type: .sqlite, at: stack.storeURL)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        let (count, error) = context.performAndWait { () -> (Int, StrataError?) in
+            let count = (try? context.count(for: FetchRequest<ManagedObject>(entityName: "Note"))) ?? -1
+            ManagedObject(entity: stack.model.entitiesByName["Note"]!, insertInto: context).setValue("lost", forKey: "title")
+            do {
+                try context.save()
+                return (count, nil)
+            } catch {
+                return (count, error as? StrataError)
+            }
+        }
+        #expect(count == 1)  // reads work
+        #expect(error?.message.contains("persistentHistoryTracking") == true)
+        for store in coordinator.persistentStores { try coordinator.remove(store) }
+        try stack.reopen()
+        try Self.insertNotes(["b"], in: stack, author: "tracked again")
+        #expect(try Self.transactions(.fetchHistory(after: nil as PersistentHistoryToken?), in: stack).map(\.author) == ["tracked", "tracked again"])
+    }
+
     @Test("fetch after a date; delete before a token and before a date; count, transactions only and status results", arguments: TestStack.Kind.allCases)
     func datesDeletesAndResultTypes(kind: TestStack.Kind) throws {
         let stack = try Self.stack(kind)

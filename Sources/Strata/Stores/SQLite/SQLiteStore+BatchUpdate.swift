@@ -9,9 +9,7 @@ extension SQLiteStore {
     /// row's key and the update is recorded (one update change per row, naming the assigned
     /// attributes) in the same transaction. Callable from any thread.
     func batchUpdate(_ plan: BatchUpdatePlan, origin: TransactionOrigin) throws -> BatchUpdateOutcome {
-        if configuration.readOnly {
-            throw StrataError(code: StrataError.Code.persistentStoreSave, message: "The store was opened read-only", url: url)
-        }
+        if configuration.refusesWrites { throw readOnlyError() }
         let (sql, returnsRows, checked) = try BatchUpdateStatements(schema: schema).update(plan, returningKeys: tracksHistory)
         do {
             let outcome = try pool.withWriter { connection in

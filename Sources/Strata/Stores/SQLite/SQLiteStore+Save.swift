@@ -13,7 +13,7 @@ extension SQLiteStore {
 
     func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64] {
         guard count > 0 else { return [] }
-        if configuration.readOnly { throw readOnlyError() }
+        if configuration.refusesWrites { throw readOnlyError() }
         do {
             return try pool.withWriter { connection in
                 try connection.transaction(Self.writeTransaction) { try allocate(count, for: entity, on: connection) }
@@ -32,8 +32,17 @@ extension SQLiteStore {
         return Array(first...last)
     }
 
-    private func readOnlyError() -> StrataError {
-        StrataError(code: StrataError.Code.persistentStoreSave, message: "The store was opened read-only", url: url)
+    /// Why a write is refused: the store was opened read-only, or it keeps a persistent history
+    /// and was opened without tracking.
+    func readOnlyError() -> StrataError {
+        if configuration.hasUntrackedHistory {
+            return StrataError(
+                code: StrataError.Code.persistentStoreSave,
+                message:
+                    "The store keeps a persistent history but was added without PersistentStoreOption.persistentHistoryTracking: it is read-only (as in Core Data), so its history has no holes. Add it with the option set to true",
+                url: url)
+        }
+        return StrataError(code: StrataError.Code.persistentStoreSave, message: "The store was opened read-only", url: url)
     }
 
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
@@ -45,7 +54,7 @@ extension SQLiteStore {
             try body()
             return StoreSaveResult()
         }
-        if configuration.readOnly { throw readOnlyError() }
+        if configuration.refusesWrites { throw readOnlyError() }
         do {
             let result = try pool.withWriter { connection in
                 try connection.transaction(Self.writeTransaction) {

@@ -18,6 +18,13 @@ struct SQLiteStoreConfiguration: Sendable {
     /// Whether saves and batch requests record persistent history
     /// (`PersistentStoreOption.persistentHistoryTracking`).
     var tracksHistory = false
+    /// Set when the file keeps a persistent history but was opened without tracking: writes
+    /// are refused (they would leave holes in the history), as Core Data makes such a store
+    /// read-only.
+    var hasUntrackedHistory = false
+
+    /// Whether writes are refused (opened read-only, or history without tracking).
+    var refusesWrites: Bool { readOnly || hasUntrackedHistory }
 }
 
 extension SQLiteStoreConfiguration {
@@ -73,7 +80,6 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         }
         let configuration = SQLiteStoreConfiguration(options: options)
         let observers = (options[SQLObservers.optionKey] as? SQLObservers) ?? SQLObservers()
-        self.configuration = configuration
         self.schema = SQLiteSchema(model: model)
         self.fetchSQL = FetchStatements(schema: schema)
         self.saveSQL = SaveStatements(schema: schema)
@@ -109,6 +115,11 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         do {
             metadata = try Self.prepareSchema(on: writer, schema: schema, model: model, url: url, readOnly: configuration.readOnly)
             if configuration.tracksHistory && !configuration.readOnly { try Self.prepareHistoryTables(on: writer) }
+            var checked = configuration
+            if !configuration.tracksHistory && !configuration.readOnly {
+                checked.hasUntrackedHistory = try Self.tableExists(HistoryStatements.transactionTable, on: writer)
+            }
+            self.configuration = checked
         } catch let error as SQLiteError {
             throw StrataError.sqlite(error, while: "Opening the store", url: url, defaultCode: StrataError.Code.persistentStoreOpen)
         }
