@@ -102,6 +102,30 @@ struct PersistentHistoryTests {
         #expect(changeIDs == changeIDs.sorted() && Set(changeIDs).count == changeIDs.count)
     }
 
+    @Test("relationship changes name the relationship in updatedProperties, on both sides", arguments: TestStack.Kind.allCases)
+    func relationshipUpdates(kind: TestStack.Kind) throws {
+        let stack = try Self.stack(kind)
+        let ids = try Self.insertNotes(["a"], in: stack)
+        let context = stack.newContext()
+        let folderID = try context.performAndWait {
+            let folder = ManagedObject(entity: stack.model.entitiesByName["Folder"]!, insertInto: context)
+            try context.save()
+            return folder.objectID
+        }
+        let token = stack.coordinator.currentPersistentHistoryToken()
+        try context.performAndWait {
+            let folder = try context.existingObject(with: folderID)
+            try context.existingObject(with: ids[0]).setValue(folder, forKey: "folder")
+            try context.save()
+        }
+        let transaction = try #require(try Self.transactions(.fetchHistory(after: token), in: stack).first)
+        let changes = try #require(transaction.changes)
+        let noteChange = changes.first { $0.changedObjectID == ids[0] }
+        let folderChange = changes.first { $0.changedObjectID == folderID }
+        #expect(noteChange?.changeType == .update && noteChange?.updatedProperties?.map(\.name) == ["folder"])
+        #expect(folderChange?.changeType == .update && folderChange?.updatedProperties?.map(\.name) == ["notes"])
+    }
+
     @Test("a child's save into its parent records nothing; the root's save records the root's author", arguments: TestStack.Kind.allCases)
     func childSavesRecordNothing(kind: TestStack.Kind) throws {
         let stack = try Self.stack(kind)
@@ -147,6 +171,40 @@ struct PersistentHistoryTests {
         let token = try JSONDecoder().decode(PersistentHistoryToken.self, from: saved)
         #expect(try Self.transactions(.fetchHistory(after: token), in: stack).map(\.author) == ["after"])
         #expect(try Self.transactions(.fetchHistory(after: nil as PersistentHistoryToken?), in: stack).map(\.author) == ["before", "after"])
+    }
+
+    @Test("a save spanning two stores records history, with the same author, in each store that tracks it")
+    func severalStores() throws {
+        let model = Self.model()
+        let folder = try #require(model.entitiesByName["Folder"])
+        let note = try #require(model.entitiesByName["Note"])
+        model.setEntities([folder], forConfigurationName: "Folders")
+        model.setEntities([note], forConfigurationName: "Notes")
+        let directory = TemporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let folders = try coordinator.addPersistentStore(type: .sqlite, configuration: "Folders", at: directory.file("folders.sqlite"), options: Self.tracking)
+        let notes = try coordinator.addPersistentStore(type: .inMemory, configuration: "Notes", options: Self.tracking)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        context.transactionAuthor = "both"
+        try context.performAndWait {
+            ManagedObject(entity: folder, insertInto: context).setValue("inbox", forKey: "name")
+            ManagedObject(entity: note, insertInto: context).setValue("hello", forKey: "title")
+            try context.save()
+        }
+        let token = try #require(coordinator.currentPersistentHistoryToken())
+        #expect(Set(token.storeIdentifiers) == [folders.identifier, notes.identifier])
+        let all = try context.performAndWait {
+            let result = try context.execute(PersistentHistoryChangeRequest.fetchHistory(after: nil as PersistentHistoryToken?)) as? PersistentHistoryResult
+            return result?.result as? [PersistentHistoryTransaction] ?? []
+        }
+        #expect(all.count == 2 && all.allSatisfy { $0.author == "both" && $0.changes?.count == 1 })
+        #expect(Set(all.map(\.storeID)) == [folders.identifier, notes.identifier])
+        let onlyFolders = PersistentHistoryChangeRequest.fetchHistory(after: nil as PersistentHistoryToken?)
+        onlyFolders.affectedStores = [folders.incrementalStore]
+        let filtered = try context.performAndWait { (try context.execute(onlyFolders) as? PersistentHistoryResult)?.result as? [PersistentHistoryTransaction] }
+        #expect(filtered?.map(\.storeID) == [folders.identifier])
+        for store in coordinator.persistentStores { try coordinator.remove(store) }
     }
 
     @Test("a store with history opened without tracking is read-only, as in Core Data; with tracking again it records on (SQLite)")
