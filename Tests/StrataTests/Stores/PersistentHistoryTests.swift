@@ -412,6 +412,17 @@ struct PersistentHistoryTests {
         #expect(received.allSatisfy { $0.store == identifier })
     }
 
+    @Test("remoteChangeNotificationPost without tracking: notifications name the store and carry no token", arguments: TestStack.Kind.allCases)
+    func remoteChangeWithoutHistory(kind: TestStack.Kind) throws {
+        let stack = try TestStack(model: Self.model(), kind: kind, options: [PersistentStoreOption.remoteChangeNotificationPost: true])
+        let changes = RemoteChanges(stack.coordinator)
+        try Self.insertNotes(["a"], in: stack)
+        let identifier = stack.coordinator.persistentStores[0].identifier
+        #expect(changes.wait { !$0.isEmpty })
+        #expect(changes.received.withLock { $0.allSatisfy { $0.token == nil && $0.store == identifier } })
+        #expect(stack.coordinator.currentPersistentHistoryToken() == nil)
+    }
+
     @Test("remote changes: another coordinator's writes to the same file are posted, and readable after the token (SQLite)")
     func remoteChangeFromAnotherConnection() throws {
         let stack = try Self.stack(.sqlite, posting: true)

@@ -64,7 +64,7 @@ final class RemoteChangePoster: @unchecked Sendable {
     /// Called by the store after it committed a transaction: posts what is new, soon, on the
     /// poster's queue. Callable from any thread.
     func signal() {
-        queue.async { [weak self] in self?.drain(changed: true) }
+        queue.async { [weak self] in self?.drain() }
     }
 
     /// Stops posting for good. Callable from any thread, including the poster's queue.
@@ -83,12 +83,12 @@ final class RemoteChangePoster: @unchecked Sendable {
         guard !isStopped, let marker = try? sources.changeMarker?() else { return }
         guard marker != lastMarker else { return }
         lastMarker = marker
-        drain(changed: true)
+        drain()
     }
 
     /// Posts one notification per transaction after the last posted one; without history, one
     /// for the change.
-    private func drain(changed: Bool) {
+    private func drain() {
         guard !isStopped else { return }
         if let marker = try? sources.changeMarker?() { lastMarker = marker }
         let found: [Int64]?
@@ -98,7 +98,7 @@ final class RemoteChangePoster: @unchecked Sendable {
             return  // a busy or closed file: the next signal or tick tries again
         }
         guard let numbers = found else {
-            if changed { post(nil) }
+            post(nil)
             return
         }
         for number in numbers where number > lastNumber {

@@ -119,6 +119,10 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
             if !configuration.tracksHistory && !configuration.readOnly {
                 checked.hasUntrackedHistory = try Self.tableExists(HistoryStatements.transactionTable, on: writer)
             }
+            if configuration.tracksHistory && configuration.readOnly {
+                // A read-only file that never kept history has none to read.
+                checked.tracksHistory = try Self.tableExists(HistoryStatements.transactionTable, on: writer)
+            }
             self.configuration = checked
         } catch let error as SQLiteError {
             throw StrataError.sqlite(error, while: "Opening the store", url: url, defaultCode: StrataError.Code.persistentStoreOpen)
