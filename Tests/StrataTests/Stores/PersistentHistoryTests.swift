@@ -78,7 +78,7 @@ struct PersistentHistoryTests {
             editor.delete(notes[1])
             try editor.save()
         }
-        let all = try Self.transactions(.fetchHistory(after: nil as PersistentHistoryToken?), in: stack)
+        let all = try Self.transactions(.fetchHistory(after: nil), in: stack)
         try #require(all.count == 3)
         let (insert, update, delete) = (all[0], all[1], all[2])
         #expect(insert.author == "importer" && insert.contextName == "import context")
@@ -138,9 +138,9 @@ struct PersistentHistoryTests {
             ManagedObject(entity: stack.model.entitiesByName["Note"]!, insertInto: child).setValue("x", forKey: "title")
             try child.save()
         }
-        #expect(try Self.transactions(.fetchHistory(after: nil as PersistentHistoryToken?), in: stack).isEmpty)
+        #expect(try Self.transactions(.fetchHistory(after: nil), in: stack).isEmpty)
         try root.performAndWait { try root.save() }
-        let all = try Self.transactions(.fetchHistory(after: nil as PersistentHistoryToken?), in: stack)
+        let all = try Self.transactions(.fetchHistory(after: nil), in: stack)
         #expect(all.count == 1 && all.first?.author == "root author" && all.first?.contextName == "root")
     }
 
@@ -148,7 +148,7 @@ struct PersistentHistoryTests {
     func tokens(kind: TestStack.Kind) throws {
         let stack = try Self.stack(kind)
         try Self.insertNotes(["a"], in: stack)
-        let first = try #require(Self.transactions(.fetchHistory(after: nil as PersistentHistoryToken?), in: stack).last)
+        let first = try #require(Self.transactions(.fetchHistory(after: nil), in: stack).last)
         #expect(stack.coordinator.currentPersistentHistoryToken(fromStores: nil) == first.token)
         try Self.insertNotes(["b"], in: stack, author: "second")
         try Self.insertNotes(["c"], in: stack, author: "third")
@@ -157,7 +157,7 @@ struct PersistentHistoryTests {
         #expect(decoded == first.token)
         let later = try Self.transactions(.fetchHistory(after: decoded), in: stack)
         #expect(later.map(\.author) == ["second", "third"])
-        #expect(try Self.transactions(.fetchHistory(after: later.last), in: stack).isEmpty)
+        #expect(try Self.transactions(.fetchHistory(after: try #require(later.last)), in: stack).isEmpty)
         #expect(stack.coordinator.currentPersistentHistoryToken(fromStores: nil) == later.last?.token)
     }
 
@@ -170,7 +170,7 @@ struct PersistentHistoryTests {
         try Self.insertNotes(["b"], in: stack, author: "after")
         let token = try JSONDecoder().decode(PersistentHistoryToken.self, from: saved)
         #expect(try Self.transactions(.fetchHistory(after: token), in: stack).map(\.author) == ["after"])
-        #expect(try Self.transactions(.fetchHistory(after: nil as PersistentHistoryToken?), in: stack).map(\.author) == ["before", "after"])
+        #expect(try Self.transactions(.fetchHistory(after: nil), in: stack).map(\.author) == ["before", "after"])
     }
 
     @Test("a save spanning two stores records history, with the same author, in each store that tracks it")
@@ -195,12 +195,12 @@ struct PersistentHistoryTests {
         let token = try #require(coordinator.currentPersistentHistoryToken())
         #expect(Set(token.storeIdentifiers) == [folders.identifier, notes.identifier])
         let all = try context.performAndWait {
-            let result = try context.execute(PersistentHistoryChangeRequest.fetchHistory(after: nil as PersistentHistoryToken?)) as? PersistentHistoryResult
+            let result = try context.execute(PersistentHistoryChangeRequest.fetchHistory(after: nil)) as? PersistentHistoryResult
             return result?.result as? [PersistentHistoryTransaction] ?? []
         }
         #expect(all.count == 2 && all.allSatisfy { $0.author == "both" && $0.changes?.count == 1 })
         #expect(Set(all.map(\.storeID)) == [folders.identifier, notes.identifier])
-        let onlyFolders = PersistentHistoryChangeRequest.fetchHistory(after: nil as PersistentHistoryToken?)
+        let onlyFolders = PersistentHistoryChangeRequest.fetchHistory(after: nil)
         onlyFolders.affectedStores = [folders.incrementalStore]
         let filtered = try context.performAndWait { (try context.execute(onlyFolders) as? PersistentHistoryResult)?.result as? [PersistentHistoryTransaction] }
         #expect(filtered?.map(\.storeID) == [folders.identifier])
@@ -233,7 +233,7 @@ struct PersistentHistoryTests {
         for store in coordinator.persistentStores { try coordinator.remove(store) }
         try stack.reopen()
         try Self.insertNotes(["b"], in: stack, author: "tracked again")
-        #expect(try Self.transactions(.fetchHistory(after: nil as PersistentHistoryToken?), in: stack).map(\.author) == ["tracked", "tracked again"])
+        #expect(try Self.transactions(.fetchHistory(after: nil), in: stack).map(\.author) == ["tracked", "tracked again"])
     }
 
     @Test("fetch after a date; delete before a token and before a date; count, transactions only and status results", arguments: TestStack.Kind.allCases)
@@ -248,7 +248,7 @@ struct PersistentHistoryTests {
         #expect(try Self.transactions(.fetchHistory(after: middle), in: stack).map(\.author) == ["two", "three"])
         let context = stack.newContext()
         try context.performAndWait {
-            let count = PersistentHistoryChangeRequest.fetchHistory(after: nil as PersistentHistoryToken?)
+            let count = PersistentHistoryChangeRequest.fetchHistory(after: nil)
             count.resultType = .count
             let counted = try context.execute(count) as? PersistentHistoryResult
             #expect(counted?.result as? Int == 4)  // changes, not transactions
@@ -264,7 +264,7 @@ struct PersistentHistoryTests {
         }
         // Delete before a date: the first transaction goes.
         try context.performAndWait { _ = try context.execute(PersistentHistoryChangeRequest.deleteHistory(before: middle)) }
-        let left = try Self.transactions(.fetchHistory(after: nil as PersistentHistoryToken?), in: stack)
+        let left = try Self.transactions(.fetchHistory(after: nil), in: stack)
         #expect(left.map(\.author) == ["two", "three"])
         // Delete before a token: up to and including the transaction it stands for.
         try context.performAndWait {
@@ -273,12 +273,12 @@ struct PersistentHistoryTests {
             let deleted = try context.execute(delete) as? PersistentHistoryResult
             #expect(deleted?.result as? Int == 1)
         }
-        #expect(try Self.transactions(.fetchHistory(after: nil as PersistentHistoryToken?), in: stack).map(\.author) == ["three"])
+        #expect(try Self.transactions(.fetchHistory(after: nil), in: stack).map(\.author) == ["three"])
         // Numbers are never reused after a purge.
         let last = try #require(left.last?.transactionNumber)
-        try context.performAndWait { _ = try context.execute(PersistentHistoryChangeRequest.deleteHistory(before: nil as PersistentHistoryToken?)) }
+        try context.performAndWait { _ = try context.execute(PersistentHistoryChangeRequest.deleteHistory(before: nil)) }
         try Self.insertNotes(["e"], in: stack, author: "four")
-        let after = try Self.transactions(.fetchHistory(after: nil as PersistentHistoryToken?), in: stack)
+        let after = try Self.transactions(.fetchHistory(after: nil), in: stack)
         #expect(after.map(\.author) == ["four"] && (after.first?.transactionNumber ?? 0) > last)
     }
 
@@ -362,7 +362,7 @@ struct PersistentHistoryTests {
         #expect(stack.coordinator.currentPersistentHistoryToken() == nil)
         let context = stack.newContext()
         context.performAndWait {
-            _ = #expect(throws: StrataError.self) { try context.execute(PersistentHistoryChangeRequest.fetchHistory(after: nil as PersistentHistoryToken?)) }
+            _ = #expect(throws: StrataError.self) { try context.execute(PersistentHistoryChangeRequest.fetchHistory(after: nil)) }
         }
         PersistentStoreCoordinator.registerStoreClass(DictionaryStore.self, forStoreType: DictionaryStore.storeType)
         let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model())
@@ -403,7 +403,7 @@ struct PersistentHistoryTests {
         let changes = RemoteChanges(stack.coordinator)
         try Self.insertNotes(["a"], in: stack)
         try Self.insertNotes(["b"], in: stack)
-        let transactions = try Self.transactions(.fetchHistory(after: nil as PersistentHistoryToken?), in: stack)
+        let transactions = try Self.transactions(.fetchHistory(after: nil), in: stack)
         let identifier = stack.coordinator.persistentStores[0].identifier
         #expect(changes.wait { $0.count >= 2 })
         Thread.sleep(forTimeInterval: 0.2)  // nothing more comes

@@ -52,9 +52,10 @@ public final class PersistentHistoryChangeRequest: PersistentStoreRequest {
         PersistentHistoryChangeRequest(.fetchAfterDate(date))
     }
 
-    /// The transactions committed after `transaction`, in commit order.
-    public static func fetchHistory(after transaction: PersistentHistoryTransaction?) -> PersistentHistoryChangeRequest {
-        fetchHistory(after: transaction?.token)
+    /// The transactions committed after `transaction`, in commit order. (Not optional, unlike
+    /// Core Data's, so that `fetchHistory(after: nil)` means the token form.)
+    public static func fetchHistory(after transaction: PersistentHistoryTransaction) -> PersistentHistoryChangeRequest {
+        fetchHistory(after: transaction.token)
     }
 
     /// Deletes the history up to and including the transaction `token` stands for (the token
@@ -69,9 +70,10 @@ public final class PersistentHistoryChangeRequest: PersistentStoreRequest {
         PersistentHistoryChangeRequest(.deleteBeforeDate(date))
     }
 
-    /// Deletes the history up to and including `transaction`.
-    public static func deleteHistory(before transaction: PersistentHistoryTransaction?) -> PersistentHistoryChangeRequest {
-        deleteHistory(before: transaction?.token)
+    /// Deletes the history up to and including `transaction`. (Not optional, so that
+    /// `deleteHistory(before: nil)` means the token form.)
+    public static func deleteHistory(before transaction: PersistentHistoryTransaction) -> PersistentHistoryChangeRequest {
+        deleteHistory(before: transaction.token)
     }
 
     /// The token the request fetches after (nil for a date, a delete, or a fetch of everything).
