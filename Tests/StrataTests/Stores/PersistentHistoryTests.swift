@@ -126,6 +126,32 @@ struct PersistentHistoryTests {
         #expect(folderChange?.changeType == .update && folderChange?.updatedProperties?.map(\.name) == ["notes"])
     }
 
+    @Test("one save mixing inserts, updates of two shapes and deletes records each change with its own fields", arguments: TestStack.Kind.allCases)
+    func mixedSave(kind: TestStack.Kind) throws {
+        let stack = try Self.stack(kind)
+        let ids = try Self.insertNotes(["a", "b", "c", "d"], in: stack)
+        let token = stack.coordinator.currentPersistentHistoryToken()
+        let context = stack.newContext()
+        let inserted = try context.performAndWait {
+            try context.existingObject(with: ids[0]).setValue("x", forKey: "body")
+            try context.existingObject(with: ids[1]).setValue(Int32(3), forKey: "rank")
+            try context.existingObject(with: ids[2]).setValue("y", forKey: "body")
+            context.delete(try context.existingObject(with: ids[3]))
+            let note = ManagedObject(entity: stack.model.entitiesByName["Note"]!, insertInto: context)
+            note.setValue("e", forKey: "title")
+            try context.save()
+            return note.objectID
+        }
+        let changes = try #require(try Self.transactions(.fetchHistory(after: token), in: stack).first?.changes)
+        func change(_ id: ManagedObjectID) -> PersistentHistoryChange? { changes.first { $0.changedObjectID == id } }
+        #expect(changes.count == 5)
+        #expect(change(inserted)?.changeType == .insert && change(inserted)?.updatedProperties == nil && change(inserted)?.tombstone == nil)
+        #expect(change(ids[0])?.updatedProperties?.map(\.name) == ["body"] && change(ids[0])?.tombstone == nil)
+        #expect(change(ids[1])?.updatedProperties?.map(\.name) == ["rank"])
+        #expect(change(ids[2])?.updatedProperties?.map(\.name) == ["body"])
+        #expect(change(ids[3])?.changeType == .delete && change(ids[3])?.updatedProperties == nil && change(ids[3])?.tombstone?["title"] as? String == "d")
+    }
+
     @Test("a child's save into its parent records nothing; the root's save records the root's author", arguments: TestStack.Kind.allCases)
     func childSavesRecordNothing(kind: TestStack.Kind) throws {
         let stack = try Self.stack(kind)

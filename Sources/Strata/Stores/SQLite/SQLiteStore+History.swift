@@ -21,8 +21,11 @@ extension SQLiteStore: HistoryStoreBackend {
         try transaction.execute([.real(Date().timeIntervalSinceReferenceDate), origin.author.map { .text($0) } ?? .null, origin.contextName.map { .text($0) } ?? .null])
         let number = connection.lastInsertRowID
         let insert = try connection.cachedStatement(HistoryStatements.insertChange)
-        // Rows of one change shape share their names array: join it once per shape.
-        var lastColumns: (names: [String], text: SQLiteValue)?
+        // SQLite keeps a parameter's binding across resets: the columns text (shared by the rows
+        // of one change shape) and a null tombstone are bound only when they change, which
+        // saves a text copy per row.
+        var boundColumns: [String]?? = .none
+        var tombstoneIsNull: Bool?
         for change in changes {
             guard let pk = change.objectID.primaryKey else { continue }
             insert.reset()
@@ -30,19 +33,20 @@ extension SQLiteStore: HistoryStoreBackend {
             insert.bind(int64: Int64(change.type.rawValue), at: 2)
             insert.bind(int64: change.objectID.entity.layout.code, at: 3)
             insert.bind(int64: pk, at: 4)
-            var columns = SQLiteValue.null
-            if let names = change.updatedProperties {
-                if let last = lastColumns, last.names == names {
-                    columns = last.text
-                } else {
-                    columns = .text(names.joined(separator: ","))
-                    lastColumns = (names, columns)
-                }
+            if boundColumns == .none || boundColumns != .some(change.updatedProperties) {
+                try insert.bind(change.updatedProperties.map { .text($0.joined(separator: ",")) } ?? .null, at: 5)
+                boundColumns = .some(change.updatedProperties)
             }
-            try insert.bind(columns, at: 5)
-            try insert.bind(try change.tombstone.map { .blob(try HistoryTombstoneCoding.encode($0)) } ?? .null, at: 6)
+            if let tombstone = change.tombstone {
+                try insert.bind(.blob(try HistoryTombstoneCoding.encode(tombstone)), at: 6)
+                tombstoneIsNull = false
+            } else if tombstoneIsNull != true {
+                try insert.bind(.null, at: 6)
+                tombstoneIsNull = true
+            }
             _ = try insert.step()
         }
+        insert.reset()
         return number
     }
 
