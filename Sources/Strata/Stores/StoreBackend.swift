@@ -44,6 +44,9 @@ protocol StoreBackend: AnyObject, Sendable {
     /// Runs a batch update in one transaction: all of it or none of it. Returns the updated
     /// rows with their new versions.
     func batchUpdate(_ plan: BatchUpdatePlan) throws -> BatchUpdateOutcome
+    /// Runs a batch delete with the model's delete rules in one transaction: all of it or none
+    /// of it.
+    func batchDelete(_ plan: BatchDeletePlan) throws -> BatchDeleteOutcome
     /// Hands out `count` new primary keys for rows of `entity`'s table.
     func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64]
     /// Closes the store's connections.

@@ -129,6 +129,12 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         try plan.runByRows(on: self, store: self)
     }
 
+    /// A batch delete: the rows it reaches read and deleted as one save, with optimistic
+    /// locking (see `BatchDeletePlan.runByRows`).
+    func batchDelete(_ plan: BatchDeletePlan) throws -> BatchDeleteOutcome {
+        try plan.runByRows(on: self)
+    }
+
     func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
         let current = snapshotState(options)
         var result: [ManagedObjectID: [ManagedObjectID]] = [:]
