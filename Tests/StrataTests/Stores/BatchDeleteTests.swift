@@ -344,4 +344,46 @@ struct BatchDeleteTests {
         }
         #expect(try Self.contents(stack) == before)
     }
+
+    /// Core Data: a cascade is followed recursively, and each object is deleted once (cycles
+    /// included), as a context's `delete(_:)` follows it (NSDeleteRule.cascadeDeleteRule).
+    @Test("a long cascade chain and a cascade cycle", arguments: TestStack.Kind.allCases)
+    func chainsAndCycles(kind: TestStack.Kind) throws {
+        let node = EntityDescription(name: "Node")
+        node.properties = [
+            AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: ""),
+            RelationshipDescription(name: "next", destination: node, inverse: "previous", deleteRule: .cascade),
+            RelationshipDescription(name: "previous", destination: node, inverse: "next", deleteRule: .cascade),
+        ]
+        let stack = try TestStack(model: ManagedObjectModel(entities: [node]), kind: kind)
+        let context = stack.newContext()
+        try context.performAndWait {
+            // A chain of 60 and a separate ring of 5 (the last points back to the first).
+            var chain: [ManagedObject] = []
+            for index in 0..<60 {
+                let object = ManagedObject(entity: node, insertInto: context)
+                object.setValue("c\(index)", forKey: "name")
+                if let last = chain.last { last.setValue(object, forKey: "next") }
+                chain.append(object)
+            }
+            var ring: [ManagedObject] = []
+            for index in 0..<5 {
+                let object = ManagedObject(entity: node, insertInto: context)
+                object.setValue("r\(index)", forKey: "name")
+                if let last = ring.last { last.setValue(object, forKey: "next") }
+                ring.append(object)
+            }
+            ring[4].setValue(ring[0], forKey: "next")
+            try context.save()
+            let middle = BatchDeleteRequest(fetchRequest: Self.request("Node", "name == 'c30'"))
+            middle.resultType = .resultTypeCount
+            #expect((try context.execute(middle) as? BatchDeleteResult)?.result as? Int == 60)  // both ways along the chain
+            let ringDelete = BatchDeleteRequest(fetchRequest: Self.request("Node", "name == 'r2'"))
+            ringDelete.resultType = .resultTypeCount
+            #expect((try context.execute(ringDelete) as? BatchDeleteResult)?.result as? Int == 5)
+        }
+        let reader = stack.newContext()
+        let remaining = try reader.performAndWait { try reader.count(for: FetchRequest<ManagedObject>(entityName: "Node")) }
+        #expect(remaining == 0)
+    }
 }

@@ -11,8 +11,9 @@ struct DeleteRuleGraph {
     let cascades: [RelationshipDescription]
     /// Relationships that refuse the delete while they hold a row that stays (rule `deny`).
     let denies: [RelationshipDescription]
-    /// Relationships with a stored inverse whose rule (`nullify` or `cascade`) removes the
-    /// deleted row from its partners' inverse: the partners that stay change.
+    /// Relationships with a stored inverse whose rule (`nullify`) removes the deleted row from
+    /// its partners' inverse: the partners that stay change. (A `cascade` relationship's
+    /// partners are all deleted: none stays to change.)
     let nullifies: [RelationshipDescription]
 
     /// The rules reached from deleting rows of `entities` (each is taken with its sub-entities).
@@ -39,8 +40,7 @@ struct DeleteRuleGraph {
                     case .nullify, .noAction:
                         break
                     }
-                    if relationship.deleteRule == .nullify || relationship.deleteRule == .cascade,
-                        let inverse = relationship.inverseRelationship, !inverse.isTransient
+                    if relationship.deleteRule == .nullify, let inverse = relationship.inverseRelationship, !inverse.isTransient
                     {
                         nullifies.append(relationship)
                     }
