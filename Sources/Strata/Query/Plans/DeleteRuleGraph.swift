@@ -40,8 +40,7 @@ struct DeleteRuleGraph {
                     case .nullify, .noAction:
                         break
                     }
-                    if relationship.deleteRule == .nullify, let inverse = relationship.inverseRelationship, !inverse.isTransient
-                    {
+                    if relationship.deleteRule == .nullify, let inverse = relationship.inverseRelationship, !inverse.isTransient {
                         nullifies.append(relationship)
                     }
                 }
