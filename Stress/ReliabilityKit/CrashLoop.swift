@@ -52,6 +52,8 @@ public struct CrashLoop {
         public var lostAcknowledged = 0
         public var committedNotAcknowledged = 0
         public var acknowledgedSaves = 0
+        public var acknowledgedBatches = 0
+        public var damagedBatches = 0
         public var childFailures = 0
         public var stores = 0
     }
@@ -68,6 +70,8 @@ public struct CrashLoop {
         var book: RecipeBook
         /// The highest save known durable: acknowledged, or seen in the store at a check.
         var confirmed: Int64 = 0
+        /// The highest batch update known durable.
+        var confirmedBatch: Int64 = 0
         var killsLeft: Int
     }
 
@@ -137,6 +141,14 @@ public struct CrashLoop {
             if check.isCorrupt { figures.corrupt += 1 }
             figures.lostAcknowledged += check.lostAcknowledged
             figures.committedNotAcknowledged += Int(max(0, check.lastSave - max(acknowledged, state.confirmed)))
+            let batch = max(BankChild.lastBatch(child.outputLines), state.confirmedBatch)
+            figures.acknowledgedBatches += Int(max(0, batch - state.confirmedBatch) / 4)
+            let batches = BankChild.checkBatches(state.url, accounts: state.book.accounts, acknowledged: batch, lastSave: check.lastSave)
+            if !batches.problems.isEmpty {
+                figures.damagedBatches += 1
+                details.add("kill \(index) (\(state.journal), \(exact ? "exact" : "timer")) on \(state.url.lastPathComponent): " + batches.problems.joined(separator: " | "))
+            }
+            state.confirmedBatch = max(batch, batches.found)
             if !check.isConsistent {
                 figures.inconsistent += 1
                 details.add("kill \(index) (\(state.journal), \(exact ? "exact" : "timer")) on \(state.url.lastPathComponent): \(check)")
@@ -168,6 +180,8 @@ public struct CrashLoop {
                 Figure("acknowledged saves lost", figures.lostAcknowledged, mustBeZero: true),
                 Figure("inconsistent stores (partial save, invariant)", figures.inconsistent, mustBeZero: true),
                 Figure("saves committed but not acknowledged", figures.committedNotAcknowledged),
+                Figure("acknowledged batch updates", figures.acknowledgedBatches),
+                Figure("batch updates partial or lost", figures.damagedBatches, mustBeZero: true),
                 Figure("child failures (harness)", figures.childFailures, mustBeZero: true),
             ],
             details: details.items, seconds: Date().timeIntervalSince(started))

@@ -58,9 +58,15 @@ public struct ReliabilityRun {
                 configuration.routes = [.plain, .chain, .audited]
                 configuration.deadline = Date().addingTimeInterval(120)
             }
-            var report = FaultSweep(configuration).run()
-            report.notes.append("batch requests: not swept — Strata has no BatchUpdateRequest/BatchDeleteRequest/BatchInsertRequest yet")
-            return report
+            return FaultSweep(configuration).run()
+        }
+        part("batch fault sweep") {
+            guard let vfs = FaultVFS.register() else {
+                return PartReport(name: "I/O-fault injection into batch requests", figures: [Figure("cannot register the fault VFS", 1, mustBeZero: true)])
+            }
+            var configuration = BatchFaultSweep.Configuration(directory: directory.appendingPathComponent("batch-faults"), seed: seed, vfs: vfs)
+            if quick { configuration.deadline = Date().addingTimeInterval(60) }
+            return BatchFaultSweep(configuration).run()
         }
         part("disk full") { DiskFull(directory: directory.appendingPathComponent("disk"), seed: seed).run() }
         part("read-only media") { ReadOnlyMedia(directory: directory.appendingPathComponent("disk"), seed: seed).run() }
@@ -90,6 +96,8 @@ public struct ReliabilityRun {
             ("fault points swept", value("I/O-fault", "fault points swept (runs where the fault fired)"), false),
             ("inconsistent stores after a fault", value("I/O-fault", "inconsistent stores"), true),
             ("failed saves found committed", value("I/O-fault", "failed saves found committed"), true),
+            ("batch fault points swept", value("I/O-fault injection into batch", "fault points swept in batch requests"), false),
+            ("batch stores neither before nor after", value("I/O-fault injection into batch", "stores not exactly before or after the request"), true),
             ("disk-full saves reported as SQLITE_FULL", value("disk full", "saves failed with StrataError + SQLITE_FULL"), false),
             ("read-only media: unclear errors", value("read-only", "unclear errors"), true),
             ("lost updates across processes", value("several processes", "lost updates"), true),

@@ -4,7 +4,7 @@ import ReliabilityKit
 // StrataReliability: Strata's reliability harness (docs/reliability.md).
 //
 //   quick | full            every part, with the summary figures (CI runs `quick`)
-//   crash | faults | disk | processes | controls
+//   crash | faults | batch-faults | disk | processes | controls
 //                           one part
 //   bank-child | counter-worker | lock-holder | history-writer
 //                           the child processes the parts (and tests) start
@@ -52,6 +52,15 @@ case "faults":
     }
     if let route = arguments.string("route").flatMap(SaveRecipe.Route.init(rawValue:)) { configuration.routes = [route] }
     finish([FaultSweep(configuration).run()], removing: directory)
+case "batch-faults":
+    guard let vfs = FaultVFS.register() else {
+        print("cannot register the fault VFS")
+        exit(1)
+    }
+    let directory = scratch("batch-faults")
+    var configuration = BatchFaultSweep.Configuration(directory: directory, seed: seed, vfs: vfs)
+    if let kind = arguments.string("kind").flatMap(BatchFaultSweep.Kind.init(rawValue:)) { configuration.kinds = [kind] }
+    finish([BatchFaultSweep(configuration).run()], removing: directory)
 case "disk":
     let directory = scratch("disk")
     finish([DiskFull(directory: directory, seed: seed).run(), ReadOnlyMedia(directory: directory, seed: seed).run()], removing: directory)

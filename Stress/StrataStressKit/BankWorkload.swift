@@ -101,6 +101,7 @@ public final class BankWorkload: Sendable {
         case transfer, asyncTransfer, openAccount, closeAccount, relabel
         case flush, read, chainRead, faultWalk, audit, advanceGeneration
         case merge, remoteMerge, reset, refresh
+        case batchSweep, batchRelabel
     }
 
     func chooseOperation(for role: BankRole, at index: Int, random: inout SeededGenerator) -> Operation {
@@ -129,6 +130,7 @@ public final class BankWorkload: Sendable {
         case .auditor:
             return roll < 85 ? .audit : .advanceGeneration
         case .labeler:
+            if roll < 5 { return .batchRelabel }
             if roll < 60 { return .relabel }
             if roll < 80 { return isRoot ? .read : .flush }
             return .read
@@ -140,7 +142,8 @@ public final class BankWorkload: Sendable {
             return .read
         case .importer:
             if roll < 20 { return .openAccount }
-            if roll < 40 { return .closeAccount }
+            if roll < 35 { return .closeAccount }
+            if roll < 40 { return .batchSweep }
             if roll < 70 { return .transfer }
             if roll < 90 { return isRoot ? .read : .flush }
             return .read
@@ -164,6 +167,8 @@ public final class BankWorkload: Sendable {
         case .remoteMerge: remoteMerge(at: index)
         case .reset: reset(at: index)
         case .refresh: refresh(at: index)
+        case .batchSweep: batchSweep(at: index)
+        case .batchRelabel: batchRelabel(at: index, random: &random)
         }
     }
 

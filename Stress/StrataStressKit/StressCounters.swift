@@ -38,6 +38,10 @@ public final class StressCounters: Sendable {
     public let checks = AtomicCounter()
     /// See ``checks``.
     public let fullChecks = AtomicCounter()
+    /// Batch requests (deletes and updates) that ran, and the rows they deleted or updated.
+    public let batchRequests = AtomicCounter()
+    /// See ``batchRequests``.
+    public let batchRows = AtomicCounter()
     /// Accounts seen with a negative balance in any context.
     public let negativeSightings = AtomicCounter()
     private let problems = StrataLock<[String]>([])

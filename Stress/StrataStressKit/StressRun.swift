@@ -165,6 +165,7 @@ public final class StressRun: Sendable {
         }
         if activeRoles.contains(.auditor) { liveness.require("pinned audits", counters.pinnedAudits.current) }
         if activeRoles.contains(.importer) { liveness.require("accounts opened", counters.opened.current) }
+        if activeRoles.contains(.importer) || activeRoles.contains(.labeler) { liveness.require("batch requests", counters.batchRequests.current) }
         if activeRoles.contains(.inspector) { liveness.require("re-entrant chains through the main-queue context", workload.mainQueueChains.current) }
         let chaining = workload.active.contains { workload.tree.parent(of: $0) != nil && [.teller, .inspector].contains(workload.roles[$0]) }
         if chaining { liveness.require("re-entrant chains", workload.chainsCompleted.current) }
@@ -218,6 +219,7 @@ public final class StressRun: Sendable {
             "conflicts retried: \(counters.conflicts.current + counters.constraintConflicts.current) (optimistic locking 133020: \(counters.conflicts.current), uniqueness 133021: \(counters.constraintConflicts.current)); given up after \(BankWorkload.maximumAttempts) attempts: \(counters.givenUp.current)",
             "parents rolled back after a conflict: \(counters.parentRollbacks.current)",
             "root saves: \(counters.rootSaves.current) (\(String(format: "%.0f", Double(counters.rootSaves.current) / max(elapsed, 0.001)))/s); accounts opened \(counters.opened.current), closed \(counters.closed.current)",
+            "batch requests: \(counters.batchRequests.current) (\(counters.batchRows.current) rows deleted or updated)",
             "merges: \(counters.merges.current); resets and refreshes: \(counters.resets.current); pinned audits: \(counters.pinnedAudits.current)",
         ]
     }

@@ -3,10 +3,11 @@ import Foundation
 /// `execute(_:)`: running any ``PersistentStoreRequest``.
 extension ManagedObjectContext {
     /// Runs `request` and returns its result (Core Data's `execute(_:)`): a ``FetchRequest``
-    /// gives a ``FetchResult`` holding what `fetch(_:)` returns; a ``BatchUpdateRequest`` runs
-    /// straight on the store and gives a ``BatchUpdateResult`` — it does not change this
-    /// context's objects (merge its IDs with `mergeChanges(fromRemoteContextSave:into:)`), and
-    /// in a child context it runs on the coordinator at the root of the tree. Throws for an
+    /// gives a ``FetchResult`` holding what `fetch(_:)` returns; a ``BatchUpdateRequest`` or
+    /// ``BatchDeleteRequest`` runs straight on the store and gives a ``BatchUpdateResult`` or
+    /// ``BatchDeleteResult`` — it does not change this context's objects (merge its IDs with
+    /// `mergeChanges(fromRemoteContextSave:into:)`), and in a child context it runs on the
+    /// coordinator at the root of the tree. Throws for an
     /// unknown entity or key, a wrong value, a store failure, or a kind of request this
     /// context cannot run. Call on the context's queue.
     public func execute(_ request: any PersistentStoreRequest) throws -> PersistentStoreResult {
@@ -20,13 +21,22 @@ extension ManagedObjectContext {
         if let history = request as? PersistentHistoryChangeRequest {
             return try executeHistoryRequest(history)
         }
+        if let delete = request as? BatchDeleteRequest {
+            return try executeBatchDelete(delete)
+        }
         throw StrataError(code: StrataError.Code.coreData, message: "execute(_:) cannot run a \(type(of: request)) (request type \(request.requestType))")
     }
 
-    private func executeBatchUpdate(_ request: BatchUpdateRequest) throws -> BatchUpdateResult {
+    /// The coordinator a batch request runs on (the root of the context's tree).
+    func batchCoordinator(_ request: String) throws -> PersistentStoreCoordinator {
         guard let coordinator = persistentStoreCoordinator else {
-            throw StrataError(code: StrataError.Code.coreData, message: "\(self) has no persistent store coordinator: a batch update runs on its stores")
+            throw StrataError(code: StrataError.Code.coreData, message: "\(self) has no persistent store coordinator: a \(request) runs on its stores")
         }
+        return coordinator
+    }
+
+    private func executeBatchUpdate(_ request: BatchUpdateRequest) throws -> BatchUpdateResult {
+        let coordinator = try batchCoordinator("batch update")
         let model = coordinator.managedObjectModel
         let entity: EntityDescription
         if let given = request.entity {

@@ -47,6 +47,11 @@ final class IncrementalStoreBackend: StoreBackend {
         try plan.runByRows(on: self, store: store, origin: origin)
     }
 
+    /// A batch delete: the rows it reaches read and deleted as one save.
+    func batchDelete(_ plan: BatchDeletePlan, origin: TransactionOrigin) throws -> BatchDeleteOutcome {
+        try plan.runByRows(on: self, origin: origin)
+    }
+
     /// The rows of `ids` that still exist (any order).
     func snapshots(for ids: [ManagedObjectID], options: ReadOptions) throws -> [RowSnapshot] {
         try store.newValuesForObjects(with: ids, options: options)

@@ -45,6 +45,10 @@ protocol StoreBackend: AnyObject, Sendable {
     /// rows with their new versions. A store that tracks history records the update (one
     /// change per row) in the same transaction, with `origin`.
     func batchUpdate(_ plan: BatchUpdatePlan, origin: TransactionOrigin) throws -> BatchUpdateOutcome
+    /// Runs a batch delete with the model's delete rules in one transaction: all of it or none
+    /// of it. A store that tracks history records it (a delete per deleted row, an update per
+    /// partner that lost one) in the same transaction, with `origin`.
+    func batchDelete(_ plan: BatchDeletePlan, origin: TransactionOrigin) throws -> BatchDeleteOutcome
     /// Hands out `count` new primary keys for rows of `entity`'s table.
     func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64]
     /// Closes the store's connections.

@@ -333,6 +333,33 @@ struct PersistentHistoryTests {
         #expect(changes.allSatisfy { $0.changeType == .update && $0.updatedProperties?.map(\.name) == ["body"] })
     }
 
+    @Test("a batch delete is one transaction: a delete per row, an update per partner that lost one, the executing context's author", arguments: TestStack.Kind.allCases)
+    func batchDeleteHistory(kind: TestStack.Kind) throws {
+        let stack = try Self.stack(kind)
+        let ids = try Self.insertNotes(["a", "b", "c"], in: stack)
+        let setup = stack.newContext()
+        let folderID = try setup.performAndWait {
+            let folder = ManagedObject(entity: stack.model.entitiesByName["Folder"]!, insertInto: setup)
+            for id in ids { try setup.existingObject(with: id).setValue(folder, forKey: "folder") }
+            try setup.save()
+            return folder.objectID
+        }
+        let token = stack.coordinator.currentPersistentHistoryToken()
+        let context = stack.newContext(name: "sweeper")
+        context.transactionAuthor = "cleanup"
+        try context.performAndWait {
+            let request = FetchRequest<ManagedObject>(entityName: "Note")
+            request.predicate = ObjectPredicate(format: "title != 'b'")
+            _ = try context.execute(BatchDeleteRequest(fetchRequest: request))  // status only: IDs not asked for
+        }
+        let later = try Self.transactions(.fetchHistory(after: token), in: stack)
+        try #require(later.count == 1)
+        #expect(later[0].author == "cleanup" && later[0].contextName == "sweeper")
+        let changes = try #require(later[0].changes)
+        #expect(Set(changes.filter { $0.changeType == .delete }.map(\.changedObjectID)) == [ids[0], ids[2]])
+        #expect(changes.filter { $0.changeType == .update }.map(\.changedObjectID) == [folderID])  // nullify: the folder lost two notes
+    }
+
     @Test("objectIDNotification() merges a transaction into a context", arguments: TestStack.Kind.allCases)
     func objectIDNotificationMerges(kind: TestStack.Kind) throws {
         let stack = try Self.stack(kind)

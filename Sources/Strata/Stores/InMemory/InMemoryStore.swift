@@ -139,6 +139,12 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         try plan.runByRows(on: self, store: self, origin: origin)
     }
 
+    /// A batch delete: the rows it reaches read and deleted as one save, with optimistic
+    /// locking (see `BatchDeletePlan.runByRows`).
+    func batchDelete(_ plan: BatchDeletePlan, origin: TransactionOrigin) throws -> BatchDeleteOutcome {
+        try plan.runByRows(on: self, origin: origin)
+    }
+
     func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
         let current = snapshotState(options)
         var result: [ManagedObjectID: [ManagedObjectID]] = [:]
