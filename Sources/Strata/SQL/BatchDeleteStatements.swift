@@ -23,8 +23,9 @@ struct BatchDeleteProgram {
     /// Each returns the key and entity code of one row whose `deny` relationship holds a row that
     /// stays (none when the delete may go on).
     var denyChecks: [(sql: String, relationship: RelationshipDescription)] = []
-    /// Each returns the key and entity code of the rows it changed when the plan asks for them.
-    var partnerUpdates: [String] = []
+    /// Each returns the key and entity code of the rows it changed when the plan asks for them;
+    /// `property` names the partners' relationship that lost the deleted rows.
+    var partnerUpdates: [(sql: String, property: String)] = []
     var joinRowDeletes: [String] = []
     /// Each returns the key and entity code of the rows a table will lose.
     var deletedKeys: [String] = []
@@ -51,7 +52,7 @@ struct BatchDeleteStatements {
                 (join.owner.entity.map { entity.isKindOf(entity: $0) } ?? false) || (join.owner.destinationEntity.map { entity.isKindOf(entity: $0) } ?? false)
             }
         }
-        if !rules.reachesOtherRows && joinTables.isEmpty {
+        if !rules.reachesOtherRows && joinTables.isEmpty && !plan.readsDeletedRows {
             program.direct = try directDelete(plan, table: startTable, codes: codes, returning: returning, selection: selection)
             return program
         }
@@ -107,14 +108,18 @@ struct BatchDeleteStatements {
                 if let code = key.entityCode { sets.append("\(SQLFragment.identifier(code)) = NULL") }
                 sets.append("Z_OPT = Z_OPT + 1")
                 program.partnerUpdates.append(
-                    "UPDATE \(SQLFragment.identifier(destinationTable)) SET \(sets.joined(separator: ", ")) WHERE \(SQLFragment.identifier(key.key)) IN (SELECT Z_PK FROM \(ownerDoomed) WHERE Z_ENT IN (\(ownerCodes))) AND Z_ENT IN (\(destinationCodes))\(staying)\(changedReturning)"
-                )
+                    (
+                        "UPDATE \(SQLFragment.identifier(destinationTable)) SET \(sets.joined(separator: ", ")) WHERE \(SQLFragment.identifier(key.key)) IN (SELECT Z_PK FROM \(ownerDoomed) WHERE Z_ENT IN (\(ownerCodes))) AND Z_ENT IN (\(destinationCodes))\(staying)\(changedReturning)",
+                        inverse.name
+                    ))
             } else if let partners = try partners(of: relationship, doomed: doomed) {
                 // The membership goes with the deleted row or its join rows: the partner's
                 // to-many changes, so it gets a new version.
                 program.partnerUpdates.append(
-                    "UPDATE \(SQLFragment.identifier(destinationTable)) SET Z_OPT = Z_OPT + 1 WHERE Z_PK IN (SELECT d.Z_PK \(partners.from) WHERE \(partners.filter))\(staying)\(changedReturning)"
-                )
+                    (
+                        "UPDATE \(SQLFragment.identifier(destinationTable)) SET Z_OPT = Z_OPT + 1 WHERE Z_PK IN (SELECT d.Z_PK \(partners.from) WHERE \(partners.filter))\(staying)\(changedReturning)",
+                        inverse.name
+                    ))
             }
         }
         // 5. Join rows of deleted rows.

@@ -6,6 +6,11 @@ struct BatchDeleteOutcome {
     var count = 0
     var deleted: [ManagedObjectID] = []
     var changed: [ManagedObjectID] = []
+    /// For each of ``changed`` (when the store records history): its relationships that lost a
+    /// deleted row.
+    var changedProperties: [ManagedObjectID: [String]] = [:]
+    /// The values the deleted rows' tombstones keep (when the store records history).
+    var tombstones: [ManagedObjectID: [String: StoredValue]] = [:]
 }
 
 extension BatchDeletePlan {
@@ -78,18 +83,26 @@ extension BatchDeletePlan {
             }
         }
         // 3. Partners that stay lose the deleted rows: a foreign key to one is cleared, and a
-        // partner whose to-many loses one gets a new version (an update with no changed slot).
+        // partner's to-many loses them (a to-many change; the membership itself goes with the
+        // deleted row or its join rows). Each such partner gets a new version.
         var cleared: [ManagedObjectID: Set<Int>] = [:]
         var touched: [ManagedObjectID] = []
+        var lost: [ManagedObjectID: [(relationship: RelationshipDescription, members: [ManagedObjectID])]] = [:]
         for relationship in rules.nullifies {
             guard let inverse = relationship.inverseRelationship else { continue }
-            for (_, partner) in try pairs(relationship, owners: rows, on: backend) where doomed[partner] == nil {
+            for (owner, partner) in try pairs(relationship, owners: rows, on: backend) where doomed[partner] == nil {
                 if cleared[partner] == nil {
                     cleared[partner] = []
                     touched.append(partner)
                 }
                 if !inverse.isToMany, case .toOne(let slot)? = partner.entity.layout.slot(forKey: inverse.name) {
                     cleared[partner]?.insert(slot)
+                } else if inverse.isToMany {
+                    if let index = lost[partner]?.firstIndex(where: { $0.relationship === inverse }) {
+                        lost[partner]?[index].members.append(owner)
+                    } else {
+                        lost[partner, default: []].append((inverse, [owner]))
+                    }
                 }
             }
         }
@@ -110,6 +123,9 @@ extension BatchDeletePlan {
                     RowChange(
                         objectID: partner.objectID, baseVersion: partner.version, attributes: partner.attributes, toOne: toOne, changedAttributeSlots: [],
                         changedToOneSlots: slots, base: partner))
+                for (relationship, members) in lost[partner.objectID] ?? [] {
+                    changes.toManyChanges.append(ToManyChange(owner: partner.objectID, relationship: relationship, added: [], removed: members))
+                }
                 if returnsChangedIDs { outcome.changed.append(partner.objectID) }
             }
         }

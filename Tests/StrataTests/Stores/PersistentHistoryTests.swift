@@ -358,6 +358,11 @@ struct PersistentHistoryTests {
         let changes = try #require(later[0].changes)
         #expect(Set(changes.filter { $0.changeType == .delete }.map(\.changedObjectID)) == [ids[0], ids[2]])
         #expect(changes.filter { $0.changeType == .update }.map(\.changedObjectID) == [folderID])  // nullify: the folder lost two notes
+        // Tombstones keep the preserved values of the deleted rows; the partner's update names
+        // the relationship that lost them.
+        let titles = Set(changes.filter { $0.changeType == .delete }.compactMap { $0.tombstone?["title"] as? String })
+        #expect(titles == ["a", "c"])
+        #expect(changes.first { $0.changeType == .update }?.updatedProperties?.map(\.name) == ["notes"])
     }
 
     @Test("objectIDNotification() merges a transaction into a context", arguments: TestStack.Kind.allCases)

@@ -27,6 +27,9 @@ struct BatchDeletePlan: @unchecked Sendable {
     /// Whether the store returns the IDs of the rows that stay but lost a partner (turned on by
     /// a store that records history, as `returnsObjectIDs`).
     var returnsChangedIDs: Bool
+    /// Whether the deleted rows must be read before they go (a store that records history
+    /// reads the values its tombstones keep): the delete is never one bare statement then.
+    var readsDeletedRows = false
 
     /// A delete of the rows `fetch` matches. Sort descriptors are bound only when a limit or an
     /// offset makes them choose rows. Throws, naming the entity and key, for malformed predicates,

@@ -6,14 +6,17 @@ extension SQLiteStore {
     /// Runs `plan`'s delete with the model's delete rules; a `deny` relationship that holds a
     /// row that stays rolls everything back (a 1600 error naming the object and the
     /// relationship). With history tracking on, the program returns the deleted rows and the
-    /// partners that lost one, and the delete is recorded (a delete per row, an update per
-    /// partner, without tombstones) in the same transaction. Callable from any thread.
+    /// partners that lost one, and the delete is recorded in the same transaction: a delete per
+    /// row (with its tombstone: the deleted rows are read first when an entity keeps values in
+    /// history) and an update per partner naming its relationships that lost a row. Callable
+    /// from any thread.
     func batchDelete(_ plan: BatchDeletePlan, origin: TransactionOrigin) throws -> BatchDeleteOutcome {
         if configuration.refusesWrites { throw readOnlyError() }
         var plan = plan
         if tracksHistory {
             plan.returnsObjectIDs = true
             plan.returnsChangedIDs = true
+            plan.readsDeletedRows = plan.rules.deletable.contains { !$0.layout.preservedAttributeSlots.isEmpty }
         }
         var selection: SQLFragment?
         if case .matching(let rows) = plan.selection { selection = try fetchSQL.objectIDs(rows) }
@@ -24,8 +27,8 @@ extension SQLiteStore {
                     let outcome = try run(program, plan: plan, on: connection)
                     if tracksHistory {
                         let history =
-                            outcome.deleted.map { HistoryChangeRecord(objectID: $0, type: .delete) }
-                            + outcome.changed.map { HistoryChangeRecord(objectID: $0, type: .update) }
+                            outcome.deleted.map { HistoryChangeRecord(objectID: $0, type: .delete, tombstone: outcome.tombstones[$0]) }
+                            + outcome.changed.map { HistoryChangeRecord(objectID: $0, type: .update, updatedProperties: outcome.changedProperties[$0]) }
                         try recordHistory(history, origin: origin, on: connection)
                     }
                     return outcome
@@ -80,11 +83,15 @@ extension SQLiteStore {
                     entityName: blocked.entity.name, key: check.relationship.name, objectID: blocked, url: url)
             }
         }
-        var changed = Set<ManagedObjectID>()
-        for sql in program.partnerUpdates {
-            let statement = try connection.cachedStatement(sql)
+        var changed: [ManagedObjectID] = []
+        for update in program.partnerUpdates {
+            let statement = try connection.cachedStatement(update.sql)
             if plan.returnsChangedIDs {
-                try statement.forEachRow { changed.insert(id($0)) }
+                try statement.forEachRow { row in
+                    let partner = id(row)
+                    if outcome.changedProperties[partner] == nil { changed.append(partner) }
+                    outcome.changedProperties[partner, default: []].append(update.property)
+                }
             } else {
                 try statement.execute()
             }
@@ -93,12 +100,15 @@ extension SQLiteStore {
         for sql in program.deletedKeys {
             try connection.cachedStatement(sql).forEachRow { outcome.deleted.append(id($0)) }
         }
+        if plan.readsDeletedRows {
+            outcome.tombstones = try historyTombstones(of: outcome.deleted.map { RowDeletion(objectID: $0, baseVersion: 0) }, on: connection)
+        }
         for sql in program.deletes {
             try connection.cachedStatement(sql).execute()
             outcome.count += connection.changes
         }
         for sql in program.clears { try connection.cachedStatement(sql).execute() }
-        outcome.changed = Array(changed)
+        outcome.changed = changed
         return outcome
     }
 }
