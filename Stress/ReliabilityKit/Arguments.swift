@@ -56,8 +56,10 @@ public struct Arguments: Sendable {
 
     /// Store settings from `--journal --sync --timeout`.
     public func storeSettings(vfsName: String? = nil) -> StoreSettings {
-        StoreSettings(
+        var settings = StoreSettings(
             journal: JournalMode(rawValue: (string("journal") ?? "WAL").uppercased()) ?? .wal,
             synchronous: string("sync"), vfsName: vfsName, timeout: string("timeout").flatMap(Double.init))
+        settings.historyTracking = flag("history")
+        return settings
     }
 }

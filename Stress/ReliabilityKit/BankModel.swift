@@ -87,6 +87,8 @@ public struct StoreSettings: Sendable, CustomStringConvertible {
     public var timeout: Double?
     /// Open read-only.
     public var readOnly = false
+    /// Record persistent history (`PersistentStoreOption.persistentHistoryTracking`).
+    public var historyTracking = false
 
     /// Creates settings.
     public init(journal: JournalMode, synchronous: String? = nil, vfsName: String? = nil, timeout: Double? = nil, readOnly: Bool = false) {
@@ -111,11 +113,12 @@ public struct StoreSettings: Sendable, CustomStringConvertible {
         if let vfsName { options[PersistentStoreOption.vfsName] = vfsName }
         if let timeout { options[PersistentStoreOption.timeout] = timeout }
         if readOnly { options[PersistentStoreOption.readOnly] = true }
+        if historyTracking { options[PersistentStoreOption.persistentHistoryTracking] = true }
         return options
     }
 
     public var description: String {
-        "\(journal)" + (synchronous.map { "/\($0)" } ?? "")
+        "\(journal)" + (synchronous.map { "/\($0)" } ?? "") + (historyTracking ? "+history" : "")
     }
 }
 

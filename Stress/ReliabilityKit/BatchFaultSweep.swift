@@ -1,7 +1,8 @@
 import Foundation
 import Strata
 
-/// I/O-fault injection into batch requests: for each journal setting, kind of batch request,
+/// I/O-fault injection into batch requests: for each journal setting (with and without
+/// persistent history, whose rows the request writes in its own transaction), kind of batch request,
 /// fault kind and mode, the Kth write/sync/truncate/delete fails (K = 0, 1, 2… until no fault
 /// fires) while the request runs. A failed request must throw a `StrataError` carrying the
 /// SQLite code and leave the store exactly as it was — as the live file reads it, as a copy of
@@ -46,7 +47,11 @@ public struct BatchFaultSweep {
         /// The registered fault VFS.
         public var vfs: FaultVFS
         /// Journal settings.
-        public var settings: [StoreSettings] = [StoreSettings(journal: .wal), StoreSettings(journal: .delete, synchronous: "FULL")]
+        public var settings: [StoreSettings] = {
+            var tracked = StoreSettings(journal: .wal)
+            tracked.historyTracking = true
+            return [StoreSettings(journal: .wal), StoreSettings(journal: .delete, synchronous: "FULL"), tracked]
+        }()
         /// Requests.
         public var kinds: [Kind] = Kind.allCases
         /// Faults.
@@ -325,11 +330,17 @@ public struct BatchFaultSweep {
 
     // MARK: Fingerprints
 
-    /// Every account (number, balance, padding), save record and transfer, and the integrity
-    /// check, read with plain SQL (rolling back a hot journal).
+    /// Every account (number, balance, padding), save record and transfer, the integrity check
+    /// and, when the store records history, the number of history transactions and changes,
+    /// read with plain SQL (rolling back a hot journal).
     static func fingerprint(_ url: URL) throws -> [String] {
         let db = try RawSQLite(path: url.path, readWrite: true)
         var lines = ["integrity " + (try db.rows("PRAGMA integrity_check").compactMap { $0.first?.text }.joined(separator: "; "))]
+        if try !db.rows("SELECT name FROM sqlite_master WHERE name = 'Z_HISTORY_TRANSACTION'").isEmpty {
+            let transactions = try db.rows("SELECT count(*) FROM Z_HISTORY_TRANSACTION").first?.first?.int64 ?? -1
+            let changes = try db.rows("SELECT count(*) FROM Z_HISTORY_CHANGE").first?.first?.int64 ?? -1
+            lines.append("history \(transactions) transactions, \(changes) changes")
+        }
         for row in try db.rows("SELECT ZNUMBER, ZBALANCE, ZPADDING FROM ZACCOUNT ORDER BY ZNUMBER") {
             lines.append("account \(row[0].int64) \(row[1].int64) \(row[2].text ?? "-")")
         }
@@ -342,9 +353,10 @@ public struct BatchFaultSweep {
         return lines
     }
 
-    /// The fingerprint lines Strata can be compared on (all but the integrity check).
+    /// The fingerprint lines Strata can be compared on (all but the integrity check and the
+    /// history counts).
     static func strataPart(of fingerprint: [String]) -> [String] {
-        fingerprint.filter { !$0.hasPrefix("integrity ") }
+        fingerprint.filter { !$0.hasPrefix("integrity ") && !$0.hasPrefix("history ") }
     }
 
     /// The same lines as a fresh context of `stack` reads them.

@@ -54,6 +54,8 @@ public struct CrashLoop {
         public var acknowledgedSaves = 0
         public var acknowledgedBatches = 0
         public var damagedBatches = 0
+        public var historyStores = 0
+        public var incompleteHistories = 0
         public var childFailures = 0
         public var stores = 0
     }
@@ -67,6 +69,8 @@ public struct CrashLoop {
     private struct StoreState {
         var url: URL
         var journal: JournalMode
+        /// Whether the store records persistent history (every save and batch a transaction).
+        var history: Bool
         var book: RecipeBook
         /// The highest save known durable: acknowledged, or seen in the store at a check.
         var confirmed: Int64 = 0
@@ -91,19 +95,24 @@ public struct CrashLoop {
                 let url = configuration.directory.appendingPathComponent("crash-\(figures.stores).sqlite")
                 removeStore(url)
                 let book = RecipeBook(seed: configuration.seed &+ UInt64(figures.stores) &* 7_919, accounts: configuration.accounts)
+                // Every other pair of stores (one of each journal mode) records history.
+                let history = (figures.stores / 2) % 2 == 1
+                var settings = StoreSettings(journal: journal)
+                settings.historyTracking = history
                 do {
-                    try BankWorkload.createStore(at: url, settings: StoreSettings(journal: journal), accounts: configuration.accounts)
+                    try BankWorkload.createStore(at: url, settings: settings, accounts: configuration.accounts)
                 } catch {
                     details.add("cannot create store \(url.lastPathComponent): \(error)")
                     figures.childFailures += 1
                     break
                 }
-                current = StoreState(url: url, journal: journal, book: book, killsLeft: configuration.killsPerStore)
+                current = StoreState(url: url, journal: journal, history: history, book: book, killsLeft: configuration.killsPerStore)
                 figures.stores += 1
+                if history { figures.historyStores += 1 }
             }
             guard var state = current else { break }
             state.killsLeft -= 1
-            var arguments = ["bank-child", "--store", state.url.path, "--journal", state.journal.rawValue] + state.book.arguments
+            var arguments = ["bank-child", "--store", state.url.path, "--journal", state.journal.rawValue] + state.book.arguments + (state.history ? ["--history"] : [])
             let exact = Double(random.next() % 1_000) / 1_000 < configuration.exactKillShare
             var delay = 0.005 + Double(random.next() % 1_000) / 1_000 * configuration.maximumDelay
             if exact {
@@ -149,6 +158,10 @@ public struct CrashLoop {
                 details.add("kill \(index) (\(state.journal), \(exact ? "exact" : "timer")) on \(state.url.lastPathComponent): " + batches.problems.joined(separator: " | "))
             }
             state.confirmedBatch = max(batch, batches.found)
+            if state.history, let problem = Self.historyProblem(state.url, lastSave: check.lastSave, lastBatch: batches.found, accounts: state.book.accounts) {
+                figures.incompleteHistories += 1
+                details.add("kill \(index) (\(state.journal), \(exact ? "exact" : "timer")) on \(state.url.lastPathComponent): \(problem)")
+            }
             if !check.isConsistent {
                 figures.inconsistent += 1
                 details.add("kill \(index) (\(state.journal), \(exact ? "exact" : "timer")) on \(state.url.lastPathComponent): \(check)")
@@ -182,6 +195,8 @@ public struct CrashLoop {
                 Figure("saves committed but not acknowledged", figures.committedNotAcknowledged),
                 Figure("acknowledged batch updates", figures.acknowledgedBatches),
                 Figure("batch updates partial or lost", figures.damagedBatches, mustBeZero: true),
+                Figure("stores recording persistent history", figures.historyStores),
+                Figure("histories missing or adding a transaction", figures.incompleteHistories, mustBeZero: true),
                 Figure("child failures (harness)", figures.childFailures, mustBeZero: true),
             ],
             details: details.items, seconds: Date().timeIntervalSince(started))
@@ -192,6 +207,40 @@ public struct CrashLoop {
 public func removeStore(_ url: URL) {
     for suffix in ["", "-journal", "-wal", "-shm"] {
         try? FileManager.default.removeItem(atPath: url.path + suffix)
+    }
+}
+
+extension CrashLoop {
+    /// Why the history of a store that records it is not complete (nil when it is), read with
+    /// plain SQL: one transaction for the store's creation, one inserting each save's record
+    /// (exactly the saves present), one per batch update that ran (each updating the batched
+    /// accounts only; at most one per fourth save, a kill may skip one), and nothing else.
+    static func historyProblem(_ url: URL, lastSave: Int64, lastBatch: Int64, accounts: Int) -> String? {
+        do {
+            let db = try RawSQLite(path: url.path)
+            func count(_ sql: String) throws -> Int64 { try db.rows(sql).first?.first?.int64 ?? -1 }
+            let transactions = try count("SELECT count(*) FROM Z_HISTORY_TRANSACTION")
+            let record = try count("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'SaveRecord'")
+            let account = try count("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Account'")
+            let saves = try count("SELECT count(DISTINCT ZTRANSACTION) FROM Z_HISTORY_CHANGE WHERE ZENTITY = \(record) AND ZCHANGETYPE = 0")
+            let batches = try count(
+                """
+                SELECT count(*) FROM (SELECT ZTRANSACTION FROM Z_HISTORY_CHANGE GROUP BY ZTRANSACTION
+                HAVING count(*) = \(BankChild.batchedAccounts(accounts)) AND min(ZENTITY) = \(account) AND max(ZENTITY) = \(account)
+                AND min(ZCHANGETYPE) = 1 AND max(ZCHANGETYPE) = 1 AND min(ZCOLUMNS) = 'padding' AND max(ZCOLUMNS) = 'padding')
+                """)
+            var problems: [String] = []
+            if saves != lastSave { problems.append("\(saves) transactions insert a save record, the store holds \(lastSave) saves") }
+            if batches > lastBatch / 4 || (lastBatch > 0 && batches == 0) {
+                problems.append("\(batches) batch-update transactions, the last batch present is \(lastBatch)")
+            }
+            if transactions != 1 + saves + batches {
+                problems.append("\(transactions) transactions: the creation, \(saves) saves and \(batches) batch updates make \(1 + saves + batches)")
+            }
+            return problems.isEmpty ? nil : "history: " + problems.joined(separator: "; ")
+        } catch {
+            return "the history cannot be read: \(error)"
+        }
     }
 }
 
