@@ -24,6 +24,9 @@ extension ManagedObjectContext {
         if let delete = request as? BatchDeleteRequest {
             return try executeBatchDelete(delete)
         }
+        if let insert = request as? BatchInsertRequest {
+            return try executeBatchInsert(insert)
+        }
         throw StrataError(code: StrataError.Code.coreData, message: "execute(_:) cannot run a \(type(of: request)) (request type \(request.requestType))")
     }
 

@@ -52,6 +52,11 @@ final class IncrementalStoreBackend: StoreBackend {
         try plan.runByRows(on: self, origin: origin)
     }
 
+    /// A batch insert: the rows saved as one change set, upserts as updates.
+    func batchInsert(_ plan: BatchInsertPlan) throws -> BatchInsertOutcome {
+        try plan.runByRows(on: self)
+    }
+
     /// The rows of `ids` that still exist (any order).
     func snapshots(for ids: [ManagedObjectID], options: ReadOptions) throws -> [RowSnapshot] {
         try store.newValuesForObjects(with: ids, options: options)

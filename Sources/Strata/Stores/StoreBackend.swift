@@ -49,6 +49,9 @@ protocol StoreBackend: AnyObject, Sendable {
     /// of it. A store that tracks history records it (a delete per deleted row, an update per
     /// partner that lost one) in the same transaction, with `origin`.
     func batchDelete(_ plan: BatchDeletePlan, origin: TransactionOrigin) throws -> BatchDeleteOutcome
+    /// Runs a batch insert in one transaction: all of it or none of it. Rows matching a stored
+    /// row on one of the plan's uniqueness constraints update that row (upsert).
+    func batchInsert(_ plan: BatchInsertPlan) throws -> BatchInsertOutcome
     /// Hands out `count` new primary keys for rows of `entity`'s table.
     func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64]
     /// Closes the store's connections.

@@ -102,8 +102,9 @@ struct BatchUpdatePlan: @unchecked Sendable {
     }
 
     /// A constant in `attribute`'s stored form, as a setter would store it, with the range and
-    /// optionality checks a batch update keeps.
-    private static func storedConstant(_ value: Any?, for attribute: AttributeDescription, error: (String, String?) -> StrataError) throws -> StoredValue {
+    /// optionality checks a batch request keeps (batch updates and batch inserts share it;
+    /// `request` names the request in messages).
+    static func storedConstant(_ value: Any?, for attribute: AttributeDescription, request: String = "Batch update", error: (String, String?) -> StrataError) throws -> StoredValue {
         switch AttributeCodec.encode(value, for: attribute) {
         case .failure(let problem):
             throw StrataError(code: problem.code, message: problem.message, entityName: attribute.entity?.name, key: attribute.name)
@@ -111,13 +112,14 @@ struct BatchUpdatePlan: @unchecked Sendable {
             if stored.isNull && !attribute.isOptional {
                 throw error("nil cannot be stored in '\(attribute.name)', a required attribute", attribute.name)
             }
-            try checkRange(stored, for: attribute, error: error)
+            try checkRange(stored, for: attribute, request: request, error: error)
             return stored
         }
     }
 
-    /// Throws when an integer does not fit `attribute`'s type.
-    static func checkRange(_ stored: StoredValue, for attribute: AttributeDescription, error: (String, String?) -> StrataError) throws {
+    /// Throws when an integer does not fit `attribute`'s type (`request` names the batch
+    /// request in the message).
+    static func checkRange(_ stored: StoredValue, for attribute: AttributeDescription, request: String = "Batch update", error: (String, String?) -> StrataError) throws {
         guard case .integer(let int) = stored else { return }
         let range: ClosedRange<Int64>
         switch attribute.type {
@@ -128,7 +130,7 @@ struct BatchUpdatePlan: @unchecked Sendable {
         guard range.contains(int) else {
             throw StrataError(
                 code: int > range.upperBound ? StrataError.Code.validationNumberTooLarge : StrataError.Code.validationNumberTooSmall,
-                message: "Batch update of \(attribute.entity?.name ?? "?"): \(int) does not fit '\(attribute.name)' (\(attribute.type.rawValue))",
+                message: "\(request) of \(attribute.entity?.name ?? "?"): \(int) does not fit '\(attribute.name)' (\(attribute.type.rawValue))",
                 entityName: attribute.entity?.name, key: attribute.name)
         }
     }

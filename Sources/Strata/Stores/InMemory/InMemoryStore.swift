@@ -145,6 +145,12 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         try plan.runByRows(on: self, origin: origin)
     }
 
+    /// A batch insert: the rows saved as one change set, upserts as updates (see
+    /// `BatchInsertPlan.runByRows`).
+    func batchInsert(_ plan: BatchInsertPlan) throws -> BatchInsertOutcome {
+        try plan.runByRows(on: self)
+    }
+
     func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
         let current = snapshotState(options)
         var result: [ManagedObjectID: [ManagedObjectID]] = [:]

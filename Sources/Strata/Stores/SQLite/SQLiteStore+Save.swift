@@ -23,7 +23,9 @@ extension SQLiteStore {
         }
     }
 
-    private func allocate(_ count: Int, for entity: EntityDescription, on connection: SQLiteConnection) throws -> [Int64] {
+    /// Hands out `count` primary keys for `entity`'s table inside the caller's write
+    /// transaction (a save, a batch insert), so keys are used up only if it commits.
+    func allocate(_ count: Int, for entity: EntityDescription, on connection: SQLiteConnection) throws -> [Int64] {
         let root = entity.rootEntity
         let statement = try connection.cachedStatement(SaveStatements.allocatePrimaryKeys)
         var last: Int64 = 0

@@ -1,0 +1,70 @@
+import Foundation
+import StrataSQLite
+
+/// Batch inserts on SQLite: one write transaction, one prepared `INSERT` (an upsert with
+/// uniqueness constraints) run once per row.
+extension SQLiteStore {
+    /// Writes every row of `plan` (see `BatchInsertStatements`): the primary keys of all rows
+    /// are taken from `Z_PRIMARYKEY` at once, inside the transaction (a row that updates an
+    /// existing row leaves its key unused). A row that matches a stored row of another entity,
+    /// or whose update would collide with a third row, is a constraint conflict (133021) and
+    /// rolls the whole insert back. Callable from any thread.
+    func batchInsert(_ plan: BatchInsertPlan) throws -> BatchInsertOutcome {
+        if configuration.readOnly {
+            throw StrataError(code: StrataError.Code.persistentStoreSave, message: "The store was opened read-only", url: url)
+        }
+        guard plan.count > 0 else { return BatchInsertOutcome() }
+        let (sql, returnsKey) = try BatchInsertStatements(schema: schema).insert(plan)
+        let upserts = !plan.constraints.isEmpty
+        let entity = plan.entity
+        do {
+            return try pool.withWriter { connection in
+                try connection.transaction(Self.writeTransaction) {
+                    let keys = try allocate(plan.count, for: entity, on: connection)
+                    let statement = try connection.cachedStatement(sql)
+                    var outcome = BatchInsertOutcome(count: plan.count)
+                    if plan.returnsObjectIDs { outcome.ids.reserveCapacity(plan.count) }
+                    let width = plan.width
+                    for row in 0..<plan.count {
+                        let key = keys[row]
+                        statement.bind(int64: key, at: 1)
+                        for slot in 0..<width {
+                            try statement.bind(stored: plan.value(row: row, slot: slot), at: Int32(slot + 2))
+                        }
+                        var written: Int64? = key
+                        do {
+                            if returnsKey {
+                                written = nil
+                                while try statement.step() { written = statement.int64(at: 0) }
+                            } else {
+                                while try statement.step() {}
+                            }
+                        } catch let error as SQLiteError where error.isConstraintViolation {
+                            var failure = StrataError.sqlite(
+                                error, while: "Batch insert of \(entity.name): row \(row)", url: url, defaultCode: StrataError.Code.managedObjectConstraintMerge)
+                            failure.entityName = entity.name
+                            throw failure
+                        }
+                        statement.reset()
+                        if upserts && (written == nil || connection.changes == 0) {
+                            // The upsert's `WHERE Z_ENT = …` kept it from changing a row of another entity.
+                            throw plan.conflict(
+                                row: row, "matches a stored row of another entity on a uniqueness constraint, which a batch insert of \(entity.name) cannot update",
+                                constraint: nil, conflictingObjectID: nil)
+                        }
+                        if plan.returnsObjectIDs, let written {
+                            let id = ManagedObjectID(entity: entity, primaryKey: written, store: token)
+                            outcome.ids.append(id)
+                            if written != key { outcome.updatedIDs.append(id) }
+                        }
+                    }
+                    return outcome
+                }
+            }
+        } catch let error as StrataError {
+            throw error
+        } catch {
+            throw wrap(error, "Batch insert of \(entity.name)")
+        }
+    }
+}
