@@ -409,6 +409,31 @@ struct BatchInsertTests {
         #expect(inserted?.count == 1 && inserted?.first?.entity.name == "Quake" && inserted?.first != quake.objectID)
     }
 
+    /// Core Data's `NSIncrementalStore` contract: a context cannot tell which store is behind
+    /// it. A store written against the public seam (`DictionaryStore`) gets batch inserts, upserts
+    /// included, through the same save path as the in-memory store.
+    @Test("a store written against the public seam inserts and upserts too")
+    func publicSeamStore() throws {
+        PersistentStoreCoordinator.registerStoreClass(DictionaryStore.self, forStoreType: DictionaryStore.storeType)
+        let model = Self.model()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: DictionaryStore.storeType)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            let first = BatchInsertRequest(entityName: "Quake", objects: [["code": "a", "magnitude": 1.0], ["code": "b"]])
+            first.resultType = .objectIDs
+            let firstIDs = try #require((try context.execute(first) as? BatchInsertResult)?.result as? [ManagedObjectID])
+            let second = BatchInsertRequest(entityName: "Quake", objects: [["code": "c"], ["code": "a", "magnitude": 4.0]])
+            second.resultType = .objectIDs
+            let secondIDs = try #require((try context.execute(second) as? BatchInsertResult)?.result as? [ManagedObjectID])
+            #expect(firstIDs.count == 2 && secondIDs.count == 2 && secondIDs[1] == firstIDs[0] && !firstIDs.contains(secondIDs[0]))
+            let quakes = try context.fetch(FetchRequest<ManagedObject>(entityName: "Quake"))
+            #expect(quakes.count == 3)
+            #expect(try context.existingObject(with: firstIDs[0]).value(forKey: "magnitude") as? Double == 4.0)
+        }
+    }
+
     /// The SQLite store runs one prepared INSERT per row in one transaction; with a uniqueness
     /// constraint it is an upsert (`ON CONFLICT … DO UPDATE`), with `RETURNING` only when IDs
     /// are asked for.
