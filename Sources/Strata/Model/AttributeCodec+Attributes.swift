@@ -7,7 +7,29 @@ extension AttributeCodec {
     /// Integer range checks for `integer16`/`integer32` happen at save, not here: the value is
     /// kept as is so the save can report it, never wrapped.
     static func encode(_ value: Any?, for attribute: AttributeDescription) -> Result<StoredValue, ValueProblem> {
-        guard let value = unwrapOptional(value) else { return .success(.null) }
+        guard let value else { return .success(.null) }
+        switch attribute.type {
+        case .transformable, .undefined, .objectID:
+            // A transformer gets the value itself, never an Optional around it.
+            guard let unwrapped = unwrapOptional(value) else { return .success(.null) }
+            return encode(unwrapped: unwrapped, for: attribute)
+        default:
+            // The casts below see through an Optional around the value, so the value is tried
+            // as given: looking for an Optional first is a protocol cast, the most expensive
+            // step of a batch insert's conversion. Only a value that does not convert is
+            // unwrapped and tried again (nil inside an Optional is stored as nil; a wrong
+            // type's message names the type inside).
+            let result = encode(unwrapped: value, for: attribute)
+            if case .failure = result, let optional = value as? OptionalUnwrapping {
+                guard let unwrapped = optional.unwrappedValue else { return .success(.null) }
+                return encode(unwrapped: unwrapped, for: attribute)
+            }
+            return result
+        }
+    }
+
+    /// ``encode(_:for:)`` of a value that is not nil.
+    private static func encode(unwrapped value: Any, for attribute: AttributeDescription) -> Result<StoredValue, ValueProblem> {
         let type = attribute.type
         func wrongType() -> Result<StoredValue, ValueProblem> {
             .failure(

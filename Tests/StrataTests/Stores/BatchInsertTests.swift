@@ -146,13 +146,19 @@ struct BatchInsertTests {
             let countedResult = try context.execute(counted) as? BatchInsertResult
             #expect(countedResult?.result as? Int == 2)
 
+            // Values wrapped in Optionals (as a dictionary literal of optionals holds them).
+            let wrapped = BatchInsertRequest(entityName: "Reading", objects: [["value": Optional(Int32(4)) as Any, "label": Optional<String>.none as Any]])
+            wrapped.resultType = .count
+            let wrappedResult = try context.execute(wrapped) as? BatchInsertResult
+            #expect(wrappedResult?.result as? Int == 1)
+
             let status = BatchInsertRequest(entityName: "Reading", objects: [])
             let statusResult = try context.execute(status) as? BatchInsertResult
             #expect(statusResult?.result as? Bool == true)
             return ids
         }
         #expect(
-            try Self.readings(stack) == ["Calibration 0 nil 1.5", "Calibration 5 nil 0.5", "Reading 0 c", "Reading 1 a", "Reading 2 nil"])
+            try Self.readings(stack) == ["Calibration 0 nil 1.5", "Calibration 5 nil 0.5", "Reading 0 c", "Reading 1 a", "Reading 2 nil", "Reading 4 nil"])
         // The IDs name the rows; a later save takes new keys and edits an inserted row as any other.
         let editor = stack.newContext()
         try editor.performAndWait {
@@ -164,7 +170,7 @@ struct BatchInsertTests {
             try editor.save()
             #expect(!ids.contains(added.objectID))
         }
-        #expect(try Self.readings(stack).count == 6)
+        #expect(try Self.readings(stack).count == 7)
         // A child context runs it on the coordinator at the root of its tree.
         let child = ManagedObjectContext(concurrencyType: .privateQueue)
         child.parent = editor

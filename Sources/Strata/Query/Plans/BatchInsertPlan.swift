@@ -142,6 +142,11 @@ extension BatchInsertPlan {
             StrataError(code: StrataError.Code.managedObjectValidation, message: message, key: key)
         }
 
+        /// The error of `storedConstant` for nil in a required attribute (its only use of it).
+        private static func missingValue(_ message: String, key: String?) -> StrataError {
+            StrataError(code: StrataError.Code.validationMissingMandatoryProperty, message: message, key: key)
+        }
+
         /// Reserves room for `rows` rows.
         mutating func reserveCapacity(_ rows: Int) {
             values.reserveCapacity(rows * width)
@@ -187,13 +192,12 @@ extension BatchInsertPlan {
                 throw error("'\(key)' is a fetched property; a batch insert writes stored attributes only", key: key)
             }
             let attribute = entity.layout.storedAttributes[index]
-            let given = value is NSNull ? nil : value
-            if AttributeCodec.unwrapOptional(given) == nil && !attribute.isOptional {
-                throw error("'\(key)', a required attribute, was given nil", key: key, code: StrataError.Code.validationMissingMandatoryProperty)
-            }
+            var given = value
+            // NSNull is nil (compared by type: an `is` cast would cost more than the conversion).
+            if let value, ObjectIdentifier(type(of: value)) == ObjectIdentifier(NSNull.self) { given = nil }
             let stored: StoredValue
             do {
-                stored = try BatchUpdatePlan.storedConstant(given, for: attribute, request: "Batch insert", error: Self.plainError)
+                stored = try BatchUpdatePlan.storedConstant(given, for: attribute, request: "Batch insert", error: Self.missingValue)
             } catch let failure as StrataError {
                 throw inRow(failure, value: given)
             }
