@@ -6,9 +6,7 @@ import Foundation
 extension ManagedObjectContext {
     /// Runs a batch insert (see ``BatchInsertRequest``). Call on the context's queue.
     func executeBatchInsert(_ request: BatchInsertRequest) throws -> BatchInsertResult {
-        guard let coordinator = persistentStoreCoordinator else {
-            throw StrataError(code: StrataError.Code.coreData, message: "\(self) has no persistent store coordinator: a batch insert runs on its stores")
-        }
+        let coordinator = try batchCoordinator("batch insert")
         let model = coordinator.managedObjectModel
         let entity: EntityDescription
         if let given = request.entity {
@@ -42,7 +40,7 @@ extension ManagedObjectContext {
             try collectRows(from: handler, entity: entity, into: &rows)
         }
         let plan = rows.finish()
-        let outcome = try coordinator.executeBatchInsert(plan, affectedStores: request.affectedStores)
+        let outcome = try coordinator.executeBatchInsert(plan, affectedStores: request.affectedStores, origin: transactionOrigin)
         if request.mergesChangesIntoContexts && !outcome.ids.isEmpty {
             let updated = Set(outcome.updatedIDs)
             let inserted = outcome.ids.filter { !updated.contains($0) }

@@ -9,7 +9,7 @@
 /// INSERT INTO "ZQUAKE" (Z_PK, Z_ENT, Z_OPT, "ZCODE", "ZMAGNITUDE") VALUES (?, 3, 1, ?, ?)
 /// ON CONFLICT ("ZCODE") WHERE Z_ENT IN (3) DO UPDATE SET "ZCODE" = excluded."ZCODE",
 ///   "ZMAGNITUDE" = excluded."ZMAGNITUDE", Z_OPT = Z_OPT + 1 WHERE Z_ENT = 3
-/// RETURNING Z_PK                                    -- only when the IDs are asked for
+/// RETURNING Z_PK                        -- only when the IDs are asked for, or history needs them
 /// ```
 ///
 /// A matching row takes every attribute of the new one and a new version, and keeps its key and
@@ -18,10 +18,11 @@
 struct BatchInsertStatements {
     let schema: SQLiteSchema
 
-    /// The statement and whether it returns the written row's `Z_PK` (only upserts need it to
-    /// tell an updated row's key; a new row's key is the one bound). Binds `Z_PK`, then the
-    /// entity's stored attributes by slot.
-    func insert(_ plan: BatchInsertPlan) throws -> (sql: String, returnsKey: Bool) {
+    /// The statement and whether it returns the written row's `Z_PK`: only an upsert does, when
+    /// the plan asks for IDs or `returningKeys` (history needs to tell updated rows from new
+    /// ones); a new row's key is the one bound. Binds `Z_PK`, then the entity's stored
+    /// attributes by slot.
+    func insert(_ plan: BatchInsertPlan, returningKeys: Bool = false) throws -> (sql: String, returnsKey: Bool) {
         let entity = plan.entity
         guard let table = schema.table(for: entity), let columns = schema.columns(for: entity), columns.attributeColumns.count == plan.width else {
             throw StrataError(code: StrataError.Code.coreData, message: "Entity '\(entity.name)' is not stored in this store", entityName: entity.name)
@@ -46,7 +47,7 @@ struct BatchInsertStatements {
             let codes = constraint.owner.layout.descendantCodes.map(String.init).joined(separator: ", ")
             sql += " ON CONFLICT (\(targets)) WHERE Z_ENT IN (\(codes)) DO UPDATE SET \(assignments) WHERE Z_ENT = \(code)"
         }
-        guard plan.returnsObjectIDs else { return (sql, false) }
+        guard plan.returnsObjectIDs || returningKeys else { return (sql, false) }
         return (sql + " RETURNING Z_PK", true)
     }
 }

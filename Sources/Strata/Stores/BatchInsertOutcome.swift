@@ -20,8 +20,9 @@ extension BatchInsertPlan {
     /// changed in between fails with a conflict, and the whole insert runs again on fresh rows
     /// (a few times at most). For stores without an upsert statement (the in-memory store and
     /// stores written against the public seam). With constraints it reads every row of each
-    /// constraint's entity tree once per attempt: O(rows of the tree + rows inserted).
-    func runByRows(on backend: any StoreBackend) throws -> BatchInsertOutcome {
+    /// constraint's entity tree once per attempt: O(rows of the tree + rows inserted). `origin`
+    /// goes with the change set (a store that tracks history records it).
+    func runByRows(on backend: any StoreBackend, origin: TransactionOrigin) throws -> BatchInsertOutcome {
         guard count > 0 else { return BatchInsertOutcome() }
         let attempts = 8
         let allSlots = Array(0..<width)
@@ -30,6 +31,7 @@ extension BatchInsertPlan {
             let matches = try existingMatches(on: backend)
             let keys = try backend.allocatePrimaryKeys(for: entity, count: matches.reduce(0) { $0 + ($1 == nil ? 1 : 0) })
             var changes = StoreChangeSet()
+            changes.origin = origin
             var outcome = BatchInsertOutcome(count: count)
             var next = 0
             for row in 0..<count {

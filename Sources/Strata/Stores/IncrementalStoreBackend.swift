@@ -53,8 +53,8 @@ final class IncrementalStoreBackend: StoreBackend {
     }
 
     /// A batch insert: the rows saved as one change set, upserts as updates.
-    func batchInsert(_ plan: BatchInsertPlan) throws -> BatchInsertOutcome {
-        try plan.runByRows(on: self)
+    func batchInsert(_ plan: BatchInsertPlan, origin: TransactionOrigin) throws -> BatchInsertOutcome {
+        try plan.runByRows(on: self, origin: origin)
     }
 
     /// The rows of `ids` that still exist (any order).

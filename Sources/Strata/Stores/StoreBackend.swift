@@ -50,8 +50,10 @@ protocol StoreBackend: AnyObject, Sendable {
     /// partner that lost one) in the same transaction, with `origin`.
     func batchDelete(_ plan: BatchDeletePlan, origin: TransactionOrigin) throws -> BatchDeleteOutcome
     /// Runs a batch insert in one transaction: all of it or none of it. Rows matching a stored
-    /// row on one of the plan's uniqueness constraints update that row (upsert).
-    func batchInsert(_ plan: BatchInsertPlan) throws -> BatchInsertOutcome
+    /// row on one of the plan's uniqueness constraints update that row (upsert). A store that
+    /// tracks history records it (an insert per new row, an update per upserted one) in the
+    /// same transaction, with `origin`.
+    func batchInsert(_ plan: BatchInsertPlan, origin: TransactionOrigin) throws -> BatchInsertOutcome
     /// Hands out `count` new primary keys for rows of `entity`'s table.
     func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64]
     /// Closes the store's connections.

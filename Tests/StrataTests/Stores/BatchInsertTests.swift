@@ -415,6 +415,41 @@ struct BatchInsertTests {
         #expect(inserted?.count == 1 && inserted?.first?.entity.name == "Quake" && inserted?.first != quake.objectID)
     }
 
+    /// Core Data (WWDC 2020, "Core Data: Sundries and maxims": batch operations post no save
+    /// notification; persistent history is how other contexts learn of them): with history
+    /// tracking on, a batch insert is one history transaction with the executing context's
+    /// author and name — an insert per new row, an update per row an upsert changed.
+    @Test("with history tracking: one transaction, inserts and upserts", arguments: TestStack.Kind.allCases)
+    func recordsHistory(kind: TestStack.Kind) throws {
+        let stack = try TestStack(model: Self.model(), kind: kind, options: [PersistentStoreOption.persistentHistoryTracking: true])
+        try Self.seed(stack)
+        let reader = stack.newContext()
+        let q1 = try reader.performAndWait { try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Quake")).first).objectID }
+        let context = stack.newContext(name: "batch")
+        context.transactionAuthor = "importer"
+        let ids = try context.performAndWait {
+            let insert = BatchInsertRequest(entityName: "Quake", objects: [["code": "q1", "magnitude": 7.0], ["code": "new"]])
+            insert.resultType = .objectIDs
+            let result = try context.execute(insert) as? BatchInsertResult
+            _ = try context.execute(BatchInsertRequest(entityName: "Quake", objects: []))  // no row: no transaction
+            return try #require(result?.result as? [ManagedObjectID])
+        }
+        let transactions = try context.performAndWait {
+            let result = try context.execute(PersistentHistoryChangeRequest.fetchHistory(after: nil)) as? PersistentHistoryResult
+            return try #require(result?.result as? [PersistentHistoryTransaction])
+        }
+        #expect(transactions.count == 2)  // the seed's save, then the batch insert
+        let last = try #require(transactions.last)
+        #expect(last.author == "importer" && last.contextName == "batch")
+        let changes = last.changes ?? []
+        #expect(changes.count == 2)
+        let update = try #require(changes.first { $0.changeType == .update })
+        #expect(update.changedObjectID == q1 && ids[0] == q1)
+        #expect(update.updatedProperties?.contains { $0.name == "magnitude" } == true)
+        let insert = try #require(changes.first { $0.changeType == .insert })
+        #expect(insert.changedObjectID == ids[1])
+    }
+
     /// Core Data's `NSIncrementalStore` contract: a context cannot tell which store is behind
     /// it. A store written against the public seam (`DictionaryStore`) gets batch inserts, upserts
     /// included, through the same save path as the in-memory store.

@@ -147,8 +147,8 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
 
     /// A batch insert: the rows saved as one change set, upserts as updates (see
     /// `BatchInsertPlan.runByRows`).
-    func batchInsert(_ plan: BatchInsertPlan) throws -> BatchInsertOutcome {
-        try plan.runByRows(on: self)
+    func batchInsert(_ plan: BatchInsertPlan, origin: TransactionOrigin) throws -> BatchInsertOutcome {
+        try plan.runByRows(on: self, origin: origin)
     }
 
     func toManyIDs(of ids: [ManagedObjectID], relationship: RelationshipDescription, options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {

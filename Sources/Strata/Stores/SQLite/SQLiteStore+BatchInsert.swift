@@ -8,22 +8,27 @@ extension SQLiteStore {
     /// are taken from `Z_PRIMARYKEY` at once, inside the transaction (a row that updates an
     /// existing row leaves its key unused). A row that matches a stored row of another entity,
     /// or whose update would collide with a third row, is a constraint conflict (133021) and
-    /// rolls the whole insert back. Callable from any thread.
-    func batchInsert(_ plan: BatchInsertPlan) throws -> BatchInsertOutcome {
-        if configuration.readOnly {
-            throw StrataError(code: StrataError.Code.persistentStoreSave, message: "The store was opened read-only", url: url)
-        }
+    /// rolls the whole insert back. With history tracking on, the insert is recorded (an insert
+    /// per new row, an update naming every attribute per upserted row) in the same transaction;
+    /// with constraints, the statement then returns each written row's key to tell the two
+    /// apart. Callable from any thread.
+    func batchInsert(_ plan: BatchInsertPlan, origin: TransactionOrigin) throws -> BatchInsertOutcome {
+        if configuration.refusesWrites { throw readOnlyError() }
         guard plan.count > 0 else { return BatchInsertOutcome() }
-        let (sql, returnsKey) = try BatchInsertStatements(schema: schema).insert(plan)
+        let tracking = tracksHistory
+        let (sql, returnsKey) = try BatchInsertStatements(schema: schema).insert(plan, returningKeys: tracking)
         let upserts = !plan.constraints.isEmpty
         let entity = plan.entity
         do {
-            return try pool.withWriter { connection in
+            let outcome = try pool.withWriter { connection in
                 try connection.transaction(Self.writeTransaction) {
                     let keys = try allocate(plan.count, for: entity, on: connection)
                     let statement = try connection.cachedStatement(sql)
                     var outcome = BatchInsertOutcome(count: plan.count)
                     if plan.returnsObjectIDs { outcome.ids.reserveCapacity(plan.count) }
+                    var history: [HistoryChangeRecord] = []
+                    if tracking { history.reserveCapacity(plan.count) }
+                    let updatedNames = entity.layout.storedAttributes.map(\.name)
                     let width = plan.width
                     for row in 0..<plan.count {
                         let key = keys[row]
@@ -46,21 +51,28 @@ extension SQLiteStore {
                             throw failure
                         }
                         statement.reset()
-                        if upserts && (written == nil || connection.changes == 0) {
+                        guard let written, !upserts || connection.changes > 0 else {
                             // The upsert's `WHERE Z_ENT = …` kept it from changing a row of another entity.
                             throw plan.conflict(
                                 row: row, "matches a stored row of another entity on a uniqueness constraint, which a batch insert of \(entity.name) cannot update",
                                 constraint: nil, conflictingObjectID: nil)
                         }
-                        if plan.returnsObjectIDs, let written {
-                            let id = ManagedObjectID(entity: entity, primaryKey: written, store: token)
+                        guard plan.returnsObjectIDs || tracking else { continue }
+                        let id = ManagedObjectID(entity: entity, primaryKey: written, store: token)
+                        if plan.returnsObjectIDs {
                             outcome.ids.append(id)
                             if written != key { outcome.updatedIDs.append(id) }
                         }
+                        if tracking {
+                            history.append(written == key ? HistoryChangeRecord(objectID: id, type: .insert) : HistoryChangeRecord(objectID: id, type: .update, updatedProperties: updatedNames))
+                        }
                     }
+                    try recordHistory(history, origin: origin, on: connection)
                     return outcome
                 }
             }
+            didCommitTransaction()
+            return outcome
         } catch let error as StrataError {
             throw error
         } catch {
