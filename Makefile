@@ -4,7 +4,7 @@ SWIFT ?= swift
 JOBS ?= 2
 PACKAGES := libsqlite3-dev libjemalloc-dev
 
-.PHONY: deps run test stress stress-tsan stress-large stress-large-quick stress-negative-control bench bench-quick reliability reliability-quick fuzz fuzz-quick fuzz-build lint layers docs clean
+.PHONY: deps run examples test stress stress-tsan stress-large stress-large-quick stress-negative-control bench bench-quick reliability reliability-quick fuzz fuzz-quick fuzz-build lint layers docs clean
 
 # Installs the system libraries when pkg-config cannot find them (needs root, as in CI).
 deps:
@@ -19,6 +19,12 @@ deps:
 run: deps
 	$(SWIFT) build -j $(JOBS) --product strata-demo
 	./.build/debug/strata-demo
+
+# The runnable examples of the docs (docs/batch.md: a background importer with batch inserts and
+# a view that follows by persistent history); each exits 1 when what it shows does not hold.
+examples: deps
+	$(SWIFT) build -j $(JOBS) --product strata-history-importer
+	./.build/debug/strata-history-importer
 
 # Builds and runs every test.
 test: deps

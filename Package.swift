@@ -5,7 +5,7 @@
 // Layering (a lower target never imports a higher one):
 //   StrataLocks (the one lock type, TSan-aware) ← every target that locks;
 //   CSQLite ← StrataSQLite ← Strata ← StrataTestSupport ← StrataStressKit ← StrataStress / tests;
-//   Strata ← StrataDemo / Benchmarks
+//   Strata ← StrataDemo / StrataHistoryImporter (Examples/) / Benchmarks
 // CJemalloc is linked only by the Stress and Benchmarks executables, never by the library.
 // CStrataFaultVFS (an I/O-fault-injecting SQLite VFS) is linked only by the reliability harness
 // and its tests, never by the library. The libFuzzer target is built by `make fuzz` with swiftc
@@ -24,6 +24,7 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .executable(name: "strata-demo", targets: ["StrataDemo"]),
+        .executable(name: "strata-history-importer", targets: ["StrataHistoryImporter"]),
     ],
     targets: [
         .systemLibrary(
@@ -58,6 +59,12 @@ let package = Package(
         .executableTarget(
             name: "StrataDemo",
             dependencies: ["Strata"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "StrataHistoryImporter",
+            dependencies: ["Strata", "StrataLocks"],
+            path: "Examples/HistoryImporter",
             swiftSettings: strictSettings
         ),
         .target(
