@@ -16,6 +16,8 @@ public struct BatchFaultSweep {
         case update
         /// A batch delete of one SaveRecord, cascading to its transfers.
         case delete
+        /// A batch insert of 50 counters (each a new row).
+        case insert
 
         /// Runs the request in `context` (on its queue); returns the rows it reports.
         func execute(in context: ManagedObjectContext) throws -> Int {
@@ -33,6 +35,10 @@ public struct BatchFaultSweep {
                     let delete = BatchDeleteRequest(fetchRequest: request)
                     delete.resultType = .resultTypeCount
                     return (try context.execute(delete) as? BatchDeleteResult)?.result as? Int ?? -1
+                case .insert:
+                    let insert = BatchInsertRequest(entityName: "Counter", objects: (0..<50).map { ["name": "batch-\($0)", "value": Int64($0)] })
+                    insert.resultType = .count
+                    return (try context.execute(insert) as? BatchInsertResult)?.result as? Int ?? -1
                 }
             }
         }
@@ -350,6 +356,9 @@ public struct BatchFaultSweep {
         for row in try db.rows("SELECT ZSAVENUMBER, ZSOURCE, ZTARGET, ZAMOUNT FROM ZTRANSFER ORDER BY ZSAVENUMBER, ZSOURCE, ZTARGET, ZAMOUNT") {
             lines.append("transfer \(row[0].int64) \(row[1].int64)→\(row[2].int64) \(row[3].int64)")
         }
+        for row in try db.rows("SELECT ZNAME, ZVALUE FROM ZCOUNTER ORDER BY ZNAME, ZVALUE") {
+            lines.append("counter \(row[0].text ?? "-") \(row[1].int64)")
+        }
         return lines
     }
 
@@ -385,6 +394,11 @@ public struct BatchFaultSweep {
                 }
                 transfers.sort { $0 < $1 }
                 lines += transfers.map { "transfer \($0.0) \($0.1)→\($0.2) \($0.3)" }
+                let counters = FetchRequest<ManagedObject>(entityName: "Counter")
+                counters.sortDescriptors = [ObjectSortDescriptor(key: "name", ascending: true), ObjectSortDescriptor(key: "value", ascending: true)]
+                for counter in try context.fetch(counters) {
+                    lines.append("counter \(counter.value(forKey: "name") as? String ?? "-") \(BankWorkload.int64(counter, "value"))")
+                }
                 return lines
             }
         } catch {

@@ -3,7 +3,8 @@ import Foundation
 /// How a model maps onto SQLite tables, following Core Data's layout:
 ///
 /// - one table per inheritance root (`Z<ROOT>`), shared by its sub-entities, with `Z_PK`
-///   (integer primary key), `Z_ENT` (entity code) and `Z_OPT` (row version for optimistic locking);
+///   (integer primary key), `Z_ENT` (entity code, indexed when the root has sub-entities) and
+///   `Z_OPT` (row version for optimistic locking);
 /// - one column per stored attribute of every entity of the tree (`Z<NAME>`), and one indexed
 ///   foreign-key column per stored to-one relationship (plus `<fk>_ENT` when the destination has
 ///   sub-entities);
@@ -141,7 +142,11 @@ final class SQLiteSchema: @unchecked Sendable {
                 for sub in entity.subentities { mapEntity(sub) }
             }
             mapEntity(root)
-            table.indexes.append("CREATE INDEX IF NOT EXISTS \"\(tableName)_Z_ENT_INDEX\" ON \"\(tableName)\" (\"Z_ENT\")")
+            // The entity-code index serves fetches of one sub-entity; a table holding one entity
+            // has one code, and the index would only slow every insert.
+            if !root.subentities.isEmpty {
+                table.indexes.append("CREATE INDEX IF NOT EXISTS \"\(tableName)_Z_ENT_INDEX\" ON \"\(tableName)\" (\"Z_ENT\")")
+            }
             tables[tableName] = table
         }
         // To-many storage (none for transient relationships).
