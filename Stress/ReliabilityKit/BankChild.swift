@@ -6,8 +6,11 @@ import Glibc
 #endif
 
 /// The writer process the crash loop kills: saves numbered SaveRecords forever, writing
-/// `ACK n` on standard output after each `save()` returns; after every fourth save it also runs
-/// a batch update (``batchUpdate(_:number:accounts:)``) and writes `BATCH n` once it returns.
+/// `ACK n` on standard output after each `save()` returns. Batch requests run between saves,
+/// each acknowledged once it returns: after save n with n % 4 == 0 a batch update
+/// (``batchUpdate(_:number:accounts:)``, `BATCH n`), with n % 4 == 2 a batch insert of
+/// ``countersPerBatch`` counters named `n<n>-<i>` (`INSERTED n`), with n % 4 == 3 a batch delete
+/// of the counters inserted after save n − 1 (`DELETED n-1`).
 ///
 /// `bank-child --store PATH --journal WAL|DELETE [--sync FULL] --seed S --accounts A
 /// [--payload mixed|large|none] [--route plain|chain|permanentIDs] [--kill-at kind:file:K]
@@ -45,9 +48,25 @@ public enum BankChild {
             while true {
                 try BankWorkload.save(book.recipe(number), root: root)
                 acknowledge(number)
-                if number % 4 == 0 {
+                switch number % 4 {
+                case 0:
                     try batchUpdate(root, number: number, accounts: book.accounts)
                     StandardOutput.writeLine("BATCH \(number)")
+                case 2:
+                    try root.performAndWait {
+                        let rows: [[String: Any]] = (0..<countersPerBatch).map { ["name": "n\(number)-\($0)", "value": Int64($0)] }
+                        _ = try root.execute(BatchInsertRequest(entityName: "Counter", objects: rows))
+                    }
+                    StandardOutput.writeLine("INSERTED \(number)")
+                case 3:
+                    try root.performAndWait {
+                        let request = FetchRequest<ManagedObject>(entityName: "Counter")
+                        request.predicate = ObjectPredicate(format: "name BEGINSWITH %@", "n\(number - 1)-")
+                        _ = try root.execute(BatchDeleteRequest(fetchRequest: request))
+                    }
+                    StandardOutput.writeLine("DELETED \(number - 1)")
+                default:
+                    break
                 }
                 saved += 1
                 if stopAfter > 0 && saved >= stopAfter { kill(getpid(), SIGKILL) }
@@ -74,6 +93,51 @@ public enum BankChild {
             update.predicate = ObjectPredicate(format: "number <= %@", Int64(batchedAccounts(accounts)))
             update.propertiesToUpdate = ["padding": "batch-\(number)"]
             _ = try context.execute(update)
+        }
+    }
+
+    /// How many counters each batch insert adds.
+    public static let countersPerBatch = 10
+
+    /// The numbers n of the `INSERTED n` and `DELETED n` lines in `lines`.
+    public static func counterBatches(_ lines: [String]) -> (inserted: Set<Int64>, deleted: Set<Int64>) {
+        var inserted = Set<Int64>()
+        var deleted = Set<Int64>()
+        for line in lines {
+            if line.hasPrefix("INSERTED "), let number = Int64(line.dropFirst(9)) { inserted.insert(number) }
+            if line.hasPrefix("DELETED "), let number = Int64(line.dropFirst(8)) { deleted.insert(number) }
+        }
+        return (inserted, deleted)
+    }
+
+    /// What the batch inserts and deletes left: every group of counters complete (a batch insert
+    /// or delete lands on all its rows or none), every acknowledged insert present unless the
+    /// delete after it may have run (the store holds save n + 1), every acknowledged delete
+    /// done, no group ahead of its save.
+    public static func checkCounterBatches(_ url: URL, lines: [String], lastSave: Int64) -> [String] {
+        do {
+            let db = try RawSQLite(path: url.path)
+            var groups: [Int64: Int] = [:]
+            for row in try db.rows("SELECT ZNAME FROM ZCOUNTER WHERE ZNAME LIKE 'n%'") {
+                let name = row[0].text ?? ""
+                guard let dash = name.firstIndex(of: "-"), let number = Int64(name.dropFirst().prefix(upTo: dash)) else { continue }
+                groups[number, default: 0] += 1
+            }
+            var problems: [String] = []
+            for (number, count) in groups.sorted(by: { $0.key < $1.key }) {
+                if count != countersPerBatch { problems.append("batch insert \(number) left \(count) of its \(countersPerBatch) counters") }
+                if number > lastSave { problems.append("batch insert \(number) is in the store but save \(number) is not") }
+            }
+            let (inserted, deleted) = counterBatches(lines)
+            for number in inserted.sorted() where groups[number] == nil && lastSave < number + 1 {
+                problems.append("the acknowledged batch insert \(number) is lost")
+            }
+            for number in deleted.sorted() where groups[number] != nil {
+                problems.append("the acknowledged batch delete of \(number)'s counters is undone")
+            }
+            return problems
+        } catch {
+            return ["the counters cannot be read: \(error)"]
         }
     }
 

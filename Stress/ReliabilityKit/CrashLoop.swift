@@ -152,7 +152,9 @@ public struct CrashLoop {
             figures.committedNotAcknowledged += Int(max(0, check.lastSave - max(acknowledged, state.confirmed)))
             let batch = max(BankChild.lastBatch(child.outputLines), state.confirmedBatch)
             figures.acknowledgedBatches += Int(max(0, batch - state.confirmedBatch) / 4)
-            let batches = BankChild.checkBatches(state.url, accounts: state.book.accounts, acknowledged: batch, lastSave: check.lastSave)
+            var batches = BankChild.checkBatches(state.url, accounts: state.book.accounts, acknowledged: batch, lastSave: check.lastSave)
+            batches.problems += BankChild.checkCounterBatches(state.url, lines: child.outputLines, lastSave: check.lastSave)
+            figures.acknowledgedBatches += BankChild.counterBatches(child.outputLines).inserted.count + BankChild.counterBatches(child.outputLines).deleted.count
             if !batches.problems.isEmpty {
                 figures.damagedBatches += 1
                 details.add("kill \(index) (\(state.journal), \(exact ? "exact" : "timer")) on \(state.url.lastPathComponent): " + batches.problems.joined(separator: " | "))
@@ -193,8 +195,8 @@ public struct CrashLoop {
                 Figure("acknowledged saves lost", figures.lostAcknowledged, mustBeZero: true),
                 Figure("inconsistent stores (partial save, invariant)", figures.inconsistent, mustBeZero: true),
                 Figure("saves committed but not acknowledged", figures.committedNotAcknowledged),
-                Figure("acknowledged batch updates", figures.acknowledgedBatches),
-                Figure("batch updates partial or lost", figures.damagedBatches, mustBeZero: true),
+                Figure("acknowledged batch requests (update, insert, delete)", figures.acknowledgedBatches),
+                Figure("batch requests partial or lost", figures.damagedBatches, mustBeZero: true),
                 Figure("stores recording persistent history", figures.historyStores),
                 Figure("histories missing or adding a transaction", figures.incompleteHistories, mustBeZero: true),
                 Figure("child failures (harness)", figures.childFailures, mustBeZero: true),
@@ -212,31 +214,44 @@ public func removeStore(_ url: URL) {
 
 extension CrashLoop {
     /// Why the history of a store that records it is not complete (nil when it is), read with
-    /// plain SQL: one transaction for the store's creation, one inserting each save's record
-    /// (exactly the saves present), one per batch update that ran (each updating the batched
-    /// accounts only; at most one per fourth save, a kill may skip one), and nothing else.
+    /// plain SQL. Each transaction must be one of: the store's creation (the first), a save
+    /// (it inserts a save record; exactly one per save present), a batch update (only the
+    /// batched accounts' padding), a batch insert (only inserts of a batch's counters) or a batch
+    /// delete (only deletes of a batch's counters), and nothing else.
     static func historyProblem(_ url: URL, lastSave: Int64, lastBatch: Int64, accounts: Int) -> String? {
         do {
             let db = try RawSQLite(path: url.path)
-            func count(_ sql: String) throws -> Int64 { try db.rows(sql).first?.first?.int64 ?? -1 }
-            let transactions = try count("SELECT count(*) FROM Z_HISTORY_TRANSACTION")
-            let record = try count("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'SaveRecord'")
-            let account = try count("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Account'")
-            let saves = try count("SELECT count(DISTINCT ZTRANSACTION) FROM Z_HISTORY_CHANGE WHERE ZENTITY = \(record) AND ZCHANGETYPE = 0")
-            let batches = try count(
+            func code(_ entity: String) throws -> Int64 { try db.rows("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = '\(entity)'").first?.first?.int64 ?? -1 }
+            let (record, account, counter) = (try code("SaveRecord"), try code("Account"), try code("Counter"))
+            let first = try db.rows("SELECT min(Z_PK) FROM Z_HISTORY_TRANSACTION").first?.first?.int64 ?? 0
+            let transactions = try db.rows("SELECT count(*) FROM Z_HISTORY_TRANSACTION").first?.first?.int64 ?? -1
+            // Per transaction: changes, entity range, type range, save-record inserts, column range.
+            let rows = try db.rows(
                 """
-                SELECT count(*) FROM (SELECT ZTRANSACTION FROM Z_HISTORY_CHANGE GROUP BY ZTRANSACTION
-                HAVING count(*) = \(BankChild.batchedAccounts(accounts)) AND min(ZENTITY) = \(account) AND max(ZENTITY) = \(account)
-                AND min(ZCHANGETYPE) = 1 AND max(ZCHANGETYPE) = 1 AND min(ZCOLUMNS) = 'padding' AND max(ZCOLUMNS) = 'padding')
+                SELECT ZTRANSACTION, count(*), min(ZENTITY), max(ZENTITY), min(ZCHANGETYPE), max(ZCHANGETYPE),
+                sum(ZENTITY = \(record) AND ZCHANGETYPE = 0), min(ZCOLUMNS), max(ZCOLUMNS) FROM Z_HISTORY_CHANGE GROUP BY ZTRANSACTION
                 """)
+            var saves: Int64 = 0
+            var batches: Int64 = 0
             var problems: [String] = []
+            for row in rows {
+                let (number, changes, lowEntity, highEntity, lowType, highType) = (row[0].int64, row[1].int64, row[2].int64, row[3].int64, row[4].int64, row[5].int64)
+                let oneEntity = lowEntity == highEntity ? lowEntity : -1
+                let oneType = lowType == highType ? lowType : -1
+                if number == first { continue }
+                if row[6].int64 > 0 {
+                    saves += 1
+                } else if oneEntity == account && oneType == 1 && changes == Int64(BankChild.batchedAccounts(accounts)) && row[7].text == "padding" && row[8].text == "padding" {
+                    batches += 1
+                } else if oneEntity == counter && (oneType == 0 || oneType == 2) && changes == Int64(BankChild.countersPerBatch) {
+                    batches += 1
+                } else if problems.count < 3 {
+                    problems.append("transaction \(number) is none of the workload's: \(changes) changes of entities \(lowEntity)…\(highEntity), types \(lowType)…\(highType)")
+                }
+            }
             if saves != lastSave { problems.append("\(saves) transactions insert a save record, the store holds \(lastSave) saves") }
-            if batches > lastBatch / 4 || (lastBatch > 0 && batches == 0) {
-                problems.append("\(batches) batch-update transactions, the last batch present is \(lastBatch)")
-            }
-            if transactions != 1 + saves + batches {
-                problems.append("\(transactions) transactions: the creation, \(saves) saves and \(batches) batch updates make \(1 + saves + batches)")
-            }
+            if transactions != Int64(rows.count) { problems.append("\(transactions) transactions, \(rows.count) with changes") }
+            if lastBatch > 0 && batches == 0 { problems.append("no batch transaction, though batch \(lastBatch) is in the store") }
             return problems.isEmpty ? nil : "history: " + problems.joined(separator: "; ")
         } catch {
             return "the history cannot be read: \(error)"
