@@ -101,7 +101,7 @@ public final class BankWorkload: Sendable {
         case transfer, asyncTransfer, openAccount, closeAccount, relabel
         case flush, read, chainRead, faultWalk, audit, advanceGeneration
         case merge, remoteMerge, reset, refresh
-        case batchSweep, batchRelabel
+        case batchSweep, batchRelabel, batchOpen
     }
 
     func chooseOperation(for role: BankRole, at index: Int, random: inout SeededGenerator) -> Operation {
@@ -142,7 +142,8 @@ public final class BankWorkload: Sendable {
             return .read
         case .importer:
             if roll < 20 { return .openAccount }
-            if roll < 35 { return .closeAccount }
+            if roll < 30 { return .closeAccount }
+            if roll < 35 { return .batchOpen }
             if roll < 40 { return .batchSweep }
             if roll < 70 { return .transfer }
             if roll < 90 { return isRoot ? .read : .flush }
@@ -169,6 +170,7 @@ public final class BankWorkload: Sendable {
         case .refresh: refresh(at: index)
         case .batchSweep: batchSweep(at: index)
         case .batchRelabel: batchRelabel(at: index, random: &random)
+        case .batchOpen: batchOpen(at: index)
         }
     }
 

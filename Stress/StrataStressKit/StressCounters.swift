@@ -38,7 +38,7 @@ public final class StressCounters: Sendable {
     public let checks = AtomicCounter()
     /// See ``checks``.
     public let fullChecks = AtomicCounter()
-    /// Batch requests (deletes and updates) that ran, and the rows they deleted or updated.
+    /// Batch requests (inserts, deletes and updates) that ran, and the rows they touched.
     public let batchRequests = AtomicCounter()
     /// See ``batchRequests``.
     public let batchRows = AtomicCounter()

@@ -219,7 +219,7 @@ public final class StressRun: Sendable {
             "conflicts retried: \(counters.conflicts.current + counters.constraintConflicts.current) (optimistic locking 133020: \(counters.conflicts.current), uniqueness 133021: \(counters.constraintConflicts.current)); given up after \(BankWorkload.maximumAttempts) attempts: \(counters.givenUp.current)",
             "parents rolled back after a conflict: \(counters.parentRollbacks.current)",
             "root saves: \(counters.rootSaves.current) (\(String(format: "%.0f", Double(counters.rootSaves.current) / max(elapsed, 0.001)))/s); accounts opened \(counters.opened.current), closed \(counters.closed.current)",
-            "batch requests: \(counters.batchRequests.current) (\(counters.batchRows.current) rows deleted or updated)",
+            "batch requests: \(counters.batchRequests.current) (\(counters.batchRows.current) rows inserted, deleted or updated)",
             "merges: \(counters.merges.current); resets and refreshes: \(counters.resets.current); pinned audits: \(counters.pinnedAudits.current)",
         ]
     }
