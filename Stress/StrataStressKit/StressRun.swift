@@ -58,7 +58,8 @@ public final class StressRun: Sendable {
         let counters = StressCounters()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: BankModel.make())
         do {
-            try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
+            // History on: every root save and batch request is recorded (checked at the end).
+            try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: [PersistentStoreOption.persistentHistoryTracking: true])
             let setup = ManagedObjectContext(concurrencyType: .privateQueue)
             setup.persistentStoreCoordinator = coordinator
             try BankModel.seed(setup, accounts: configuration.initialAccounts)
@@ -127,6 +128,8 @@ public final class StressRun: Sendable {
         report.check(
             "final ledger: total money constant, no account negative, no lost update (counters and balances match the transfer log)",
             problems: ledger.problems, figures: "\(ledger.accounts) open accounts, \(ledger.closedAccounts) closed, \(ledger.transfers) transfers, total \(ledger.total)")
+        let history = HistoryAudit.check(reader: reader)
+        report.check("persistent history complete and in order (replaying it gives the store's accounts and transfers)", problems: history.problems, figures: history.figures)
         report.check("all 16 contexts agree after the final merge/refresh", problems: agreement(tree, reader: reader), figures: "16/16")
         report.check(
             "re-entrant chains (child → parent → child): the child's block re-entered on its parent's thread, the fetch inside exact",
