@@ -49,7 +49,9 @@ public enum HistoryAudit {
                     let stored = Set(try reader.fetch(request))
                     let replayed = Set(lives.filter { $0.value == .live && $0.key.entity.name == entity }.keys)
                     if stored != replayed {
-                        problem("\(entity): the store holds \(stored.count) rows, replaying the history gives \(replayed.count) (\(stored.subtracting(replayed).count) missing from it, \(replayed.subtracting(stored).count) extra)")
+                        problem(
+                            "\(entity): the store holds \(stored.count) rows, replaying the history gives \(replayed.count) (\(stored.subtracting(replayed).count) missing from it, \(replayed.subtracting(stored).count) extra)"
+                        )
                     }
                 }
                 return (problems, "\(transactions.count) transactions, \(changes) changes")
