@@ -139,7 +139,7 @@ fuzz-quick: fuzz-build
 	Fuzz/run-fuzzer.sh 60
 
 lint:
-	$(SWIFT) format lint --strict -r Sources Tests Stress Benchmarks Fuzz
+	$(SWIFT) format lint --strict -r Sources Tests Stress Benchmarks Fuzz Examples
 
 # The folder layering of Sources/Strata (docs/internals.md, "Layers"), checked by type names with
 # the team's folder_deps.py (beside the repository in ../shared/tools, as CI has it). The lower
