@@ -318,14 +318,9 @@ struct PredicateSQLCompiler {
             // + - * on integers and NULLs follow SQLite's own rules in the registered function
             // too (integer overflow gives a real; NULL gives NULL): when both operands are
             // integer columns or constants, SQLite computes them itself, without a call per
-            // row. Reals mostly keep the function: it keeps a NaN result (infinity minus
-            // infinity, infinity times zero), which SQLite's own arithmetic turns into NULL. A
-            // double column plus or minus a finite constant, or times a finite non-zero one (and
-            // such arithmetic on such arithmetic), cannot give NaN (a stored double is never
-            // NaN), so SQLite computes it too.
-            guard let native = Self.nativeOperator(function), args.count == 2, compiled.count == 2,
-                args.allSatisfy(Self.isIntegerOperand) || Self.isNaNFreeRealArithmetic(function, args[0], args[1])
-            else { return call }
+            // row. Reals keep the function: it keeps a NaN result (infinity minus infinity),
+            // which SQLite's own arithmetic turns into NULL.
+            guard let native = Self.nativeOperator(function), args.count == 2, compiled.count == 2, args.allSatisfy(Self.isIntegerOperand) else { return call }
             return "(" + compiled[0] + " " + native + " " + compiled[1] + ")"
         case .conditional(let condition, let whenTrue, let whenFalse):
             return "(CASE WHEN " + (try compile(condition)) + " THEN " + (try operand(whenTrue)) + " ELSE " + (try operand(whenFalse)) + " END)"
@@ -348,30 +343,6 @@ struct PredicateSQLCompiler {
         case .multiply: return "*"
         default: return nil
         }
-    }
-
-    /// Whether `function` over a real operand that is never NaN (a double column, or such
-    /// arithmetic itself) and a constant, either order, never gives NaN: `+` and `-` with a
-    /// finite constant, `*` with a finite non-zero one.
-    private static func isNaNFreeRealArithmetic(_ function: BoundFunction, _ lhs: BoundExpression, _ rhs: BoundExpression) -> Bool {
-        func isNaNFreeReal(_ expression: BoundExpression) -> Bool {
-            switch expression {
-            case .attribute(_, let attribute, _): return attribute.type == .double
-            case .function(let inner, let args) where args.count == 2 && nativeOperator(inner) != nil:
-                return isNaNFreeRealArithmetic(inner, args[0], args[1])
-            default: return false
-            }
-        }
-        func constant(_ expression: BoundExpression) -> Double? {
-            switch expression {
-            case .constant(.integer(let value), _): return Double(value)
-            case .constant(.real(let value), _): return value
-            default: return nil
-            }
-        }
-        let value = isNaNFreeReal(lhs) ? constant(rhs) : isNaNFreeReal(rhs) ? constant(lhs) : nil
-        guard let value, value.isFinite else { return false }
-        return function != .multiply || value != 0
     }
 
     /// Whether `expression` is an integer column (integer or boolean attribute: such columns

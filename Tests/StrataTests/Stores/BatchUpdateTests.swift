@@ -330,43 +330,4 @@ struct BatchUpdateTests {
         let updated = log.lastUserInfo[.managedObjectContextObjectsDidChange]?[ManagedObjectContext.NotificationKey.updatedObjectIDs] as? Set<ManagedObjectID>
         #expect(updated == [inView.objectID])
     }
-
-    /// Core Data evaluates an NSExpression's arithmetic in IEEE doubles (NSExpression
-    /// "add:to:", "multiply:by:"); Strata keeps that on SQLite: a double column plus a finite
-    /// constant is SQLite's own arithmetic (it cannot give NaN), infinities included, while
-    /// arithmetic that could give NaN keeps Strata's SQL function.
-    @Test("double arithmetic with a constant runs as SQLite's own, infinities kept", arguments: TestStack.Kind.allCases)
-    func nativeDoubleArithmetic(kind: TestStack.Kind) throws {
-        let stack = try TestStack(model: Self.model(), kind: kind)
-        try Self.seed(stack)
-        let context = stack.newContext()
-        try context.performAndWait {
-            let infinite = BatchUpdateRequest(entityName: "Venue")
-            infinite.predicate = ObjectPredicate(format: "name == 'v1'")
-            infinite.propertiesToUpdate = ["rating": Double.infinity]
-            _ = try context.execute(infinite)
-        }
-        let recorder = stack.recordSQL()
-        let statements = try context.performAndWait {
-            try recorder.statements(during: {
-                let update = BatchUpdateRequest(entityName: "Venue")
-                update.propertiesToUpdate = ["rating": ObjectExpression(format: "rating * 2 + 0.5")]
-                _ = try context.execute(update)
-                let risky = BatchUpdateRequest(entityName: "Venue")
-                risky.predicate = ObjectPredicate(format: "name == 'v2'")
-                risky.propertiesToUpdate = ["rating": ObjectExpression(format: "rating * 0")]
-                _ = try context.execute(risky)
-            })
-        }
-        if kind == .sqlite {
-            let updates = statements.filter { $0.hasPrefix("UPDATE") }
-            #expect(updates.count == 2)
-            #expect(updates.first.map { !$0.contains("strata_fn") } == true)  // rating * 2 + 0.5: SQLite's own
-            #expect(updates.last.map { $0.contains("strata_fn") } == true)  // rating * 0: NaN for an infinity
-        }
-        let rows = try Self.stored(stack)
-        #expect(rows["v1"]?.2 == Double.infinity)
-        #expect(rows["v3"]?.2 == 0.5)  // 0 * 2 + 0.5
-        #expect(rows["v2"]?.2 == 0)
-    }
 }
