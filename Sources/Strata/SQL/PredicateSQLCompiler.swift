@@ -320,8 +320,17 @@ struct PredicateSQLCompiler {
             // integer columns or constants, SQLite computes them itself, without a call per
             // row. Reals keep the function: it keeps a NaN result (infinity minus infinity),
             // which SQLite's own arithmetic turns into NULL.
-            guard let native = Self.nativeOperator(function), args.count == 2, compiled.count == 2, args.allSatisfy(Self.isIntegerOperand) else { return call }
-            return "(" + compiled[0] + " " + native + " " + compiled[1] + ")"
+            guard let native = Self.nativeOperator(function), args.count == 2, compiled.count == 2 else { return call }
+            if args.allSatisfy(Self.isIntegerOperand) { return "(" + compiled[0] + " " + native + " " + compiled[1] + ")" }
+            // A double column with a finite constant (`score + 1`, `price * 1.1`): while the
+            // column holds a real, SQLite's arithmetic cannot give NaN (nor differ from the
+            // function's), so it computes it; NULL and a stored NaN (the text 'NaN') still go
+            // through the function.
+            if let column = Self.realColumnWithFiniteConstant(function, args) {
+                let typed = "typeof(" + compiled[column] + ") = 'real'"
+                return "(CASE WHEN " + typed + " THEN " + compiled[0] + " " + native + " " + compiled[1] + " ELSE " + call + " END)"
+            }
+            return call
         case .conditional(let condition, let whenTrue, let whenFalse):
             return "(CASE WHEN " + (try compile(condition)) + " THEN " + (try operand(whenTrue)) + " ELSE " + (try operand(whenFalse)) + " END)"
         case .resultColumn(let index, _):
@@ -343,6 +352,28 @@ struct PredicateSQLCompiler {
         case .multiply: return "*"
         default: return nil
         }
+    }
+
+    /// The index of the double column among `args` when the other is a finite constant that
+    /// cannot make `function` give NaN from a real: `+` and `-` with any finite constant, `*`
+    /// with a non-zero one (infinity times zero is NaN).
+    private static func realColumnWithFiniteConstant(_ function: BoundFunction, _ args: [BoundExpression]) -> Int? {
+        func isDoubleColumn(_ expression: BoundExpression) -> Bool {
+            if case .attribute(_, let attribute, _) = expression { return attribute.type == .double }
+            return false
+        }
+        func constant(_ expression: BoundExpression) -> Double? {
+            switch expression {
+            case .constant(.integer(let value), _): return Double(value)
+            case .constant(.real(let value), _): return value
+            default: return nil
+            }
+        }
+        guard args.count == 2 else { return nil }
+        let column = isDoubleColumn(args[0]) ? 0 : isDoubleColumn(args[1]) ? 1 : nil
+        guard let column, let value = constant(args[1 - column]), value.isFinite else { return nil }
+        if case .multiply = function, value == 0 { return nil }
+        return column
     }
 
     /// Whether `expression` is an integer column (integer or boolean attribute: such columns

@@ -330,4 +330,47 @@ struct BatchUpdateTests {
         let updated = log.lastUserInfo[.managedObjectContextObjectsDidChange]?[ManagedObjectContext.NotificationKey.updatedObjectIDs] as? Set<ManagedObjectID>
         #expect(updated == [inView.objectID])
     }
+
+    /// Core Data evaluates an NSExpression's arithmetic in IEEE doubles (NSExpression
+    /// "add:to:", "multiply:by:"), NaN and infinities included. On SQLite a double column plus a
+    /// finite constant runs as SQLite's own arithmetic while the column holds a real; a stored
+    /// NaN (and NULL) still goes through Strata's function, and arithmetic that could make a NaN
+    /// of a real (times zero) keeps the function.
+    @Test("double arithmetic with a constant: SQLite's own for reals, NaN and infinities kept", arguments: TestStack.Kind.allCases)
+    func nativeDoubleArithmetic(kind: TestStack.Kind) throws {
+        let stack = try TestStack(model: Self.model(), kind: kind)
+        try Self.seed(stack)
+        let context = stack.newContext()
+        try context.performAndWait {
+            for (name, value) in [("v1", Double.infinity), ("v4", Double.nan)] {
+                let set = BatchUpdateRequest(entityName: "Venue")
+                set.predicate = ObjectPredicate(format: "name == %@", name)
+                set.propertiesToUpdate = ["rating": value]
+                _ = try context.execute(set)
+            }
+        }
+        let recorder = stack.recordSQL()
+        let statements = try context.performAndWait {
+            try recorder.statements(during: {
+                let update = BatchUpdateRequest(entityName: "Venue")
+                update.propertiesToUpdate = ["rating": ObjectExpression(format: "rating + 0.5")]
+                _ = try context.execute(update)
+                let risky = BatchUpdateRequest(entityName: "Venue")
+                risky.predicate = ObjectPredicate(format: "name == 'v2'")
+                risky.propertiesToUpdate = ["rating": ObjectExpression(format: "rating * 0")]
+                _ = try context.execute(risky)
+            })
+        }
+        if kind == .sqlite {
+            let updates = statements.filter { $0.hasPrefix("UPDATE") }
+            #expect(updates.count == 2)
+            #expect(updates.first.map { $0.contains("typeof(") } == true)  // rating + 0.5: SQLite's own for reals
+            #expect(updates.last.map { $0.contains("strata_fn") && !$0.contains("typeof(") } == true)  // rating * 0
+        }
+        let rows = try Self.stored(stack)
+        #expect(rows["v1"]?.2 == Double.infinity)
+        #expect(rows["v4"]?.2.isNaN == true)
+        #expect(rows["v3"]?.2 == 0.5)
+        #expect(rows["v2"]?.2 == 0)
+    }
 }
