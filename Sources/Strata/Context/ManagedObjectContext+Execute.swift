@@ -3,11 +3,13 @@ import Foundation
 /// `execute(_:)`: running any ``PersistentStoreRequest``.
 extension ManagedObjectContext {
     /// Runs `request` and returns its result (Core Data's `execute(_:)`): a ``FetchRequest``
-    /// gives a ``FetchResult`` holding what `fetch(_:)` returns; a ``BatchUpdateRequest`` or
-    /// ``BatchDeleteRequest`` runs straight on the store and gives a ``BatchUpdateResult`` or
-    /// ``BatchDeleteResult`` — it does not change this context's objects (merge its IDs with
-    /// `mergeChanges(fromRemoteContextSave:into:)`), and in a child context it runs on the
-    /// coordinator at the root of the tree. Throws for an
+    /// gives a ``FetchResult`` holding what `fetch(_:)` returns; a ``BatchUpdateRequest``,
+    /// ``BatchDeleteRequest`` or ``BatchInsertRequest`` runs straight on the store and gives a
+    /// ``BatchUpdateResult``, ``BatchDeleteResult`` or ``BatchInsertResult`` — it does not change
+    /// this context's objects (merge its IDs with `mergeChanges(fromRemoteContextSave:into:)`, or
+    /// set the request's `mergesChangesIntoContexts`); a ``PersistentHistoryChangeRequest``
+    /// reads or deletes persistent history and gives a ``PersistentHistoryResult``. In a child
+    /// context store requests run on the coordinator at the root of the tree. Throws for an
     /// unknown entity or key, a wrong value, a store failure, or a kind of request this
     /// context cannot run. Call on the context's queue.
     public func execute(_ request: any PersistentStoreRequest) throws -> PersistentStoreResult {
