@@ -224,6 +224,7 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
 
     private func apply(_ changes: StoreChangeSet, to working: inout State) throws -> StoreSaveResult {
         var result = StoreSaveResult()
+        var uniqueness = UniquenessIndex()
         for insert in changes.inserts {
             if !insert.objectID.isTemporaryID {
                 result.permanentIDs[insert.objectID] = insert.objectID
@@ -246,7 +247,7 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
             guard let permanent = result.permanentIDs[insert.objectID], let pk = permanent.primaryKey else { continue }
             let toOne = ContiguousArray(try insert.toOne.map(resolve))
             let row = RowSnapshot(objectID: permanent, version: 1, attributes: insert.attributes, toOne: toOne)
-            try checkUniqueness(row, in: working)
+            try checkUniqueness(row, in: working, index: &uniqueness)
             working.tables[tableName(permanent.entity), default: [:]][pk] = row
             working.index(old: nil, new: row)
             result.versions[permanent] = 1
@@ -273,7 +274,7 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
                 toOne[slot] = try resolve(update.toOne[slot])
             }
             let row = RowSnapshot(objectID: existing.objectID, version: existing.version + 1, attributes: attributes, toOne: toOne)
-            try checkUniqueness(row, in: working)
+            try checkUniqueness(row, replacing: existing, in: working, index: &uniqueness)
             working.tables[table]?[pk] = row
             working.index(old: existing, new: row, slots: update.changedToOneSlots)
             result.versions[update.objectID] = row.version
@@ -329,30 +330,19 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         return result
     }
 
-    /// Enforces the entities' uniqueness constraints, as the SQLite store's unique indexes do.
-    private func checkUniqueness(_ row: RowSnapshot, in current: State) throws {
-        let entity = row.entity
-        var constrained: [(EntityDescription, [String])] = []
-        var ancestor: EntityDescription? = entity
-        while let current = ancestor {
-            for constraint in current.uniquenessConstraints { constrained.append((current, constraint)) }
-            ancestor = current.superentity
-        }
-        guard !constrained.isEmpty else { return }
-        for (owner, keys) in constrained {
-            func values(of candidate: RowSnapshot) -> [StoredValue?] {
-                keys.map { key -> StoredValue? in
-                    switch candidate.entity.layout.slot(forKey: key) {
-                    case .attribute(let slot)?: return candidate.attributes[safe: slot]
-                    case .toOne(let slot)?: return (candidate.toOne[safe: slot] ?? nil).flatMap { $0.primaryKey.map { .integer($0) } } ?? .null
-                    default: return nil
-                    }
+    /// Enforces the entities' uniqueness constraints, as the SQLite store's unique indexes do:
+    /// `row` (replacing `old`, for an update) may not share its constrained values with another
+    /// row. `index` holds each constraint's values of the rows, built on first use from
+    /// `current` and kept up to date here, so a save of n rows checks in O(n), not O(n × rows).
+    private func checkUniqueness(_ row: RowSnapshot, replacing old: RowSnapshot? = nil, in current: State, index: inout UniquenessIndex) throws {
+        var ancestor: EntityDescription? = row.entity
+        while let owner = ancestor {
+            for (number, keys) in owner.uniquenessConstraints.enumerated() {
+                let key = UniquenessIndex.Key(owner: ObjectIdentifier(owner), constraint: number)
+                if !index.isBuilt(key) {
+                    index.build(key, keys: keys, rows: (current.tables[tableName(owner)] ?? [:]).values.filter { $0.entity.isKindOf(entity: owner) })
                 }
-            }
-            let mine = values(of: row)
-            if mine.contains(where: { $0 == nil || $0 == .null }) { continue }  // NULLs never collide, as in SQLite
-            for other in (current.tables[tableName(entity)] ?? [:]).values where other.objectID != row.objectID && other.entity.isKindOf(entity: owner) {
-                if values(of: other) == mine {
+                if let other = index.row(matching: row, keys: keys, key: key), other.objectID != row.objectID {
                     var error = StrataError(
                         code: StrataError.Code.managedObjectConstraintMerge, message: "Uniqueness constraint \(keys) of \(owner.name) violated", entityName: owner.name, objectID: row.objectID)
                     error.conflicts = [
@@ -362,7 +352,10 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
                     ]
                     throw error
                 }
+                if let old { index.remove(old, keys: keys, key: key) }
+                index.add(row, keys: keys, key: key)
             }
+            ancestor = owner.superentity
         }
     }
 }
