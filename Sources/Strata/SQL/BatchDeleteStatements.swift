@@ -2,15 +2,16 @@
 /// rules applied as a context applies them (see `DeleteRuleGraph`).
 ///
 /// When only the matching rows can go (no cascade, deny or inverse to clear, no join-table
-/// rows) the delete is one statement, ``direct``. Otherwise it works through a temporary table
+/// rows) and they need not be read first (for history tombstones), the delete is one
+/// statement, ``direct``. Otherwise it works through a temporary table
 /// per table that can lose rows (`temp."Z_DOOMED_<table>"`: key, entity code and the cascade
 /// step that reached the row), in this order, all in the caller's transaction:
 /// 1. ``seed``: the starting rows, step 0;
 /// 2. ``cascadeSteps``, run with step k = 1, 2, … until a round adds no row: the destinations
 ///    of `cascade` relationships of the rows added at step k − 1;
 /// 3. ``denyChecks``: a row of a `deny` relationship that stays refuses the whole delete;
-/// 4. ``partnerUpdates``: the partners that stay lose the deleted rows (`nullify`, `cascade`
-///    with an inverse): their foreign key is cleared, and each gets a new version (`Z_OPT`);
+/// 4. ``partnerUpdates``: the partners that stay lose the deleted rows (`nullify` with an
+///    inverse): their foreign key is cleared, and each gets a new version (`Z_OPT`);
 /// 5. ``joinRowDeletes``: join-table rows of deleted rows go (as a save deletes them);
 /// 6. ``deletedKeys`` (when IDs are wanted) and ``deletes``; then ``clears`` empties the
 ///    temporary tables for the next delete on the connection.
