@@ -21,25 +21,15 @@ extension SQLiteStore {
         var selection: SQLFragment?
         if case .matching(let rows) = plan.selection { selection = try fetchSQL.objectIDs(rows) }
         let program = try BatchDeleteStatements(schema: schema).program(for: plan, selection: selection)
-        do {
-            let outcome = try pool.withWriter { connection in
-                try connection.transaction(Self.writeTransaction) {
-                    let outcome = try run(program, plan: plan, on: connection)
-                    if tracksHistory {
-                        let history =
-                            outcome.deleted.map { HistoryChangeRecord(objectID: $0, type: .delete, tombstone: outcome.tombstones[$0]) }
-                            + outcome.changed.map { HistoryChangeRecord(objectID: $0, type: .update, updatedProperties: outcome.changedProperties[$0]) }
-                        try recordHistory(history, origin: origin, on: connection)
-                    }
-                    return outcome
-                }
+        return try inWriteTransaction("Batch delete of \(plan.entity.name)") { connection in
+            let outcome = try run(program, plan: plan, on: connection)
+            if tracksHistory {
+                let history =
+                    outcome.deleted.map { HistoryChangeRecord(objectID: $0, type: .delete, tombstone: outcome.tombstones[$0]) }
+                    + outcome.changed.map { HistoryChangeRecord(objectID: $0, type: .update, updatedProperties: outcome.changedProperties[$0]) }
+                try recordHistory(history, origin: origin, on: connection)
             }
-            didCommitTransaction()
             return outcome
-        } catch let error as StrataError {
-            throw error
-        } catch {
-            throw wrap(error, "Batch delete of \(plan.entity.name)")
         }
     }
 

@@ -19,64 +19,54 @@ extension SQLiteStore {
         let (sql, returnsKey) = try BatchInsertStatements(schema: schema).insert(plan, returningKeys: tracking)
         let upserts = !plan.constraints.isEmpty
         let entity = plan.entity
-        do {
-            let outcome = try pool.withWriter { connection in
-                try connection.transaction(Self.writeTransaction) {
-                    let keys = try allocate(plan.count, for: entity, on: connection)
-                    let statement = try connection.cachedStatement(sql)
-                    var outcome = BatchInsertOutcome(count: plan.count)
-                    if plan.returnsObjectIDs { outcome.ids.reserveCapacity(plan.count) }
-                    var history: [HistoryChangeRecord] = []
-                    if tracking { history.reserveCapacity(plan.count) }
-                    let updatedNames = entity.layout.storedAttributes.map(\.name)
-                    let width = plan.width
-                    for row in 0..<plan.count {
-                        let key = keys[row]
-                        statement.bind(int64: key, at: 1)
-                        for slot in 0..<width {
-                            try statement.bind(stored: plan.value(row: row, slot: slot), at: Int32(slot + 2))
-                        }
-                        var written: Int64? = key
-                        do {
-                            if returnsKey {
-                                written = nil
-                                while try statement.step() { written = statement.int64(at: 0) }
-                            } else {
-                                while try statement.step() {}
-                            }
-                        } catch let error as SQLiteError where error.isConstraintViolation {
-                            var failure = StrataError.sqlite(
-                                error, while: "Batch insert of \(entity.name): row \(row)", url: url, defaultCode: StrataError.Code.managedObjectConstraintMerge)
-                            failure.entityName = entity.name
-                            throw failure
-                        }
-                        statement.reset()
-                        guard let written, !upserts || connection.changes > 0 else {
-                            // The upsert's `WHERE Z_ENT = …` kept it from changing a row of another entity.
-                            throw plan.conflict(
-                                row: row, "matches a stored row of another entity on a uniqueness constraint, which a batch insert of \(entity.name) cannot update",
-                                constraint: nil, conflictingObjectID: nil)
-                        }
-                        guard plan.returnsObjectIDs || tracking else { continue }
-                        let id = ManagedObjectID(entity: entity, primaryKey: written, store: token)
-                        if plan.returnsObjectIDs {
-                            outcome.ids.append(id)
-                            if written != key { outcome.updatedIDs.append(id) }
-                        }
-                        if tracking {
-                            history.append(written == key ? HistoryChangeRecord(objectID: id, type: .insert) : HistoryChangeRecord(objectID: id, type: .update, updatedProperties: updatedNames))
-                        }
+        return try inWriteTransaction("Batch insert of \(entity.name)") { connection in
+            let keys = try allocate(plan.count, for: entity, on: connection)
+            let statement = try connection.cachedStatement(sql)
+            var outcome = BatchInsertOutcome(count: plan.count)
+            if plan.returnsObjectIDs { outcome.ids.reserveCapacity(plan.count) }
+            var history: [HistoryChangeRecord] = []
+            if tracking { history.reserveCapacity(plan.count) }
+            let updatedNames = entity.layout.storedAttributes.map(\.name)
+            let width = plan.width
+            for row in 0..<plan.count {
+                let key = keys[row]
+                statement.bind(int64: key, at: 1)
+                for slot in 0..<width {
+                    try statement.bind(stored: plan.value(row: row, slot: slot), at: Int32(slot + 2))
+                }
+                var written: Int64? = key
+                do {
+                    if returnsKey {
+                        written = nil
+                        while try statement.step() { written = statement.int64(at: 0) }
+                    } else {
+                        while try statement.step() {}
                     }
-                    try recordHistory(history, origin: origin, on: connection)
-                    return outcome
+                } catch let error as SQLiteError where error.isConstraintViolation {
+                    var failure = StrataError.sqlite(
+                        error, while: "Batch insert of \(entity.name): row \(row)", url: url, defaultCode: StrataError.Code.managedObjectConstraintMerge)
+                    failure.entityName = entity.name
+                    throw failure
+                }
+                statement.reset()
+                guard let written, !upserts || connection.changes > 0 else {
+                    // The upsert's `WHERE Z_ENT = …` kept it from changing a row of another entity.
+                    throw plan.conflict(
+                        row: row, "matches a stored row of another entity on a uniqueness constraint, which a batch insert of \(entity.name) cannot update",
+                        constraint: nil, conflictingObjectID: nil)
+                }
+                guard plan.returnsObjectIDs || tracking else { continue }
+                let id = ManagedObjectID(entity: entity, primaryKey: written, store: token)
+                if plan.returnsObjectIDs {
+                    outcome.ids.append(id)
+                    if written != key { outcome.updatedIDs.append(id) }
+                }
+                if tracking {
+                    history.append(written == key ? HistoryChangeRecord(objectID: id, type: .insert) : HistoryChangeRecord(objectID: id, type: .update, updatedProperties: updatedNames))
                 }
             }
-            didCommitTransaction()
+            try recordHistory(history, origin: origin, on: connection)
             return outcome
-        } catch let error as StrataError {
-            throw error
-        } catch {
-            throw wrap(error, "Batch insert of \(entity.name)")
         }
     }
 }

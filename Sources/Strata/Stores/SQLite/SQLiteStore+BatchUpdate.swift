@@ -11,50 +11,40 @@ extension SQLiteStore {
     func batchUpdate(_ plan: BatchUpdatePlan, origin: TransactionOrigin) throws -> BatchUpdateOutcome {
         if configuration.refusesWrites { throw readOnlyError() }
         let (sql, returnsRows, checked) = try BatchUpdateStatements(schema: schema).update(plan, returningKeys: tracksHistory)
-        do {
-            let outcome = try pool.withWriter { connection in
-                try connection.transaction(Self.writeTransaction) {
-                    var outcome = BatchUpdateOutcome()
-                    let statement = try connection.cachedStatement(sql.text)
-                    guard returnsRows else {
-                        try statement.execute(sql.bindings.sqliteValues)
-                        outcome.count = connection.changes
-                        return outcome
-                    }
-                    let fallback = plan.rows.entity
-                    var failure: StrataError?
-                    var history: [HistoryChangeRecord] = []
-                    let updatedNames = plan.assignments.map(\.attribute.name)
-                    try statement.forEachRow(sql.bindings.sqliteValues) { row in
-                        outcome.count += 1
-                        let entity = model.entity(forCode: row.int64(at: 1)) ?? fallback
-                        let id = ManagedObjectID(entity: entity, primaryKey: row.int64(at: 0), store: token)
-                        if plan.returnsObjectIDs { outcome.ids.append(id) }
-                        if tracksHistory { history.append(HistoryChangeRecord(objectID: id, type: .update, updatedProperties: updatedNames)) }
-                        guard failure == nil else { return }
-                        for (column, index) in checked.enumerated() {
-                            let assignment = plan.assignments[index]
-                            do {
-                                try BatchUpdatePlan.checkRange(row.storedValue(at: Int32(2 + column)), for: assignment.attribute) { message, key in
-                                    StrataError(code: StrataError.Code.managedObjectValidation, message: message, entityName: entity.name, key: key, objectID: id)
-                                }
-                            } catch let error as StrataError {
-                                failure = error
-                            }
+        return try inWriteTransaction("Batch update of \(plan.rows.entity.name)") { connection in
+            var outcome = BatchUpdateOutcome()
+            let statement = try connection.cachedStatement(sql.text)
+            guard returnsRows else {
+                try statement.execute(sql.bindings.sqliteValues)
+                outcome.count = connection.changes
+                return outcome
+            }
+            let fallback = plan.rows.entity
+            var failure: StrataError?
+            var history: [HistoryChangeRecord] = []
+            let updatedNames = plan.assignments.map(\.attribute.name)
+            try statement.forEachRow(sql.bindings.sqliteValues) { row in
+                outcome.count += 1
+                let entity = model.entity(forCode: row.int64(at: 1)) ?? fallback
+                let id = ManagedObjectID(entity: entity, primaryKey: row.int64(at: 0), store: token)
+                if plan.returnsObjectIDs { outcome.ids.append(id) }
+                if tracksHistory { history.append(HistoryChangeRecord(objectID: id, type: .update, updatedProperties: updatedNames)) }
+                guard failure == nil else { return }
+                for (column, index) in checked.enumerated() {
+                    let assignment = plan.assignments[index]
+                    do {
+                        try BatchUpdatePlan.checkRange(row.storedValue(at: Int32(2 + column)), for: assignment.attribute) { message, key in
+                            StrataError(code: StrataError.Code.managedObjectValidation, message: message, entityName: entity.name, key: key, objectID: id)
                         }
+                    } catch let error as StrataError {
+                        failure = error
                     }
-                    // Thrown inside the transaction: it rolls back, nothing is written.
-                    if let failure { throw failure }
-                    try recordHistory(history, origin: origin, on: connection)
-                    return outcome
                 }
             }
-            didCommitTransaction()
+            // Thrown inside the transaction: it rolls back, nothing is written.
+            if let failure { throw failure }
+            try recordHistory(history, origin: origin, on: connection)
             return outcome
-        } catch let error as StrataError {
-            throw error
-        } catch {
-            throw wrap(error, "Batch update of \(plan.rows.entity.name)")
         }
     }
 }

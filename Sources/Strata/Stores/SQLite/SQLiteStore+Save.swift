@@ -11,6 +11,24 @@ extension SQLiteStore {
     /// in between.
     static let writeTransaction = SQLiteTransactionKind.immediate
 
+    /// Runs `body` in one write transaction on the writer connection (rolled back if it throws)
+    /// and, once committed, wakes the remote-change poster. A `StrataError` passes through; any
+    /// other error is wrapped, naming `what` ("Saving", "Batch delete of Mail"). Callable from
+    /// any thread.
+    func inWriteTransaction<T>(_ what: @autoclosure () -> String, _ body: (SQLiteConnection) throws -> T) throws -> T {
+        do {
+            let result = try pool.withWriter { connection in
+                try connection.transaction(Self.writeTransaction) { try body(connection) }
+            }
+            didCommitTransaction()
+            return result
+        } catch let error as StrataError {
+            throw error
+        } catch {
+            throw wrap(error, what())
+        }
+    }
+
     func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> [Int64] {
         guard count > 0 else { return [] }
         if configuration.refusesWrites { throw readOnlyError() }
@@ -57,24 +75,14 @@ extension SQLiteStore {
             return StoreSaveResult()
         }
         if configuration.refusesWrites { throw readOnlyError() }
-        do {
-            let result = try pool.withWriter { connection in
-                try connection.transaction(Self.writeTransaction) {
-                    let tombstones = try historyTombstones(of: changes.deletes, on: connection)
-                    let result = try write(changes, on: connection)
-                    if tracksHistory {
-                        try recordHistory(changes.historyChanges(permanentIDs: result.permanentIDs, tombstones: tombstones), origin: changes.origin, on: connection)
-                    }
-                    try body()
-                    return result
-                }
+        return try inWriteTransaction("Saving") { connection in
+            let tombstones = try historyTombstones(of: changes.deletes, on: connection)
+            let result = try write(changes, on: connection)
+            if tracksHistory {
+                try recordHistory(changes.historyChanges(permanentIDs: result.permanentIDs, tombstones: tombstones), origin: changes.origin, on: connection)
             }
-            didCommitTransaction()
+            try body()
             return result
-        } catch let error as StrataError {
-            throw error
-        } catch {
-            throw wrap(error, "Saving")
         }
     }
 
