@@ -97,7 +97,13 @@ extension ManagedObjectContext {
             case .updated:
                 mergeUnsavedObject(object, winner: policy.kind == .mergeByPropertyStoreTrump || policy.kind == .rollback ? .store : .object)
                 noteEvent(.updated, for: object)
-            case .deleted, .inserted:
+            case .deleted:
+                // The row outlives the unsaved delete: a rollback brings the object back with
+                // the row's new values, not the ones it had before the other save.
+                if let fresh = try? requireParentStore().snapshots(for: [object.objectID], options: ReadOptions(maxAge: -1)).first {
+                    object.snapshot = fresh
+                }
+            case .inserted:
                 break
             }
         }
@@ -148,12 +154,42 @@ extension ManagedObjectContext {
     private func mergeUnsavedObject(_ object: ManagedObject, winner: UnitOfWork.MergeWinner) {
         guard let fresh = try? requireParentStore().snapshots(for: [object.objectID], options: ReadOptions(maxAge: -1)).first else { return }
         let remaining = state.work.mergeUnsavedChanges(of: object, with: fresh, winner: winner)
+        rebaseToManys(of: object)
         if remaining.isEmpty {
             state.work.markClean(object, because: .merged)
         } else {
             state.work.recordValues(object, because: .merged)
         }
         object.awakeFromSnapshotEvents()
+    }
+
+    /// The to-manys of an object with unsaved changes follow a save made elsewhere: one it did
+    /// not change is read again on next use; one it changed gets the store's new contents with
+    /// its own additions and removals replayed on them, so the links both sides made survive
+    /// (as Core Data's merge keeps the other save's relationship changes beside the unsaved
+    /// ones). Without this, a registered object kept a to-many read before the other save (the
+    /// inverse of a to-one that save changed), and its next save wrote it back.
+    private func rebaseToManys(of object: ManagedObject) {
+        let relationships = object.entity.layout.toManyRelationships
+        for slot in object.toManyValues.indices where slot < relationships.count && !relationships[slot].isTransient {
+            guard let current = object.toManyValues[slot], slot < object.committedToMany.count, let committed = object.committedToMany[slot] else { continue }
+            if current.ids == committed.ids {
+                object.toManyValues[slot] = nil
+                object.committedToMany[slot] = nil
+                continue
+            }
+            guard
+                let freshIDs = try? requireParentStore().toManyIDs(of: [object.objectID], relationship: relationships[slot], options: ReadOptions(maxAge: -1))[object.objectID]
+            else { continue }
+            let before = Set(committed.ids)
+            let now = Set(current.ids)
+            let removed = before.subtracting(now)
+            let freshSet = Set(freshIDs)
+            var merged = freshIDs.filter { !removed.contains($0) }
+            merged += current.ids.filter { !before.contains($0) && !freshSet.contains($0) }
+            object.toManyValues[slot] = ToManyValue(merged)
+            object.committedToMany[slot] = ToManyValue(freshIDs)
+        }
     }
 
     // MARK: Automatic merges

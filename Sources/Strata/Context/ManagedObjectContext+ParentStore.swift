@@ -139,6 +139,7 @@ extension ManagedObjectContext: ParentStore {
                 object.toOneValues = insert.toOne
                 for slot in 0..<entity.layout.storedAttributes.count { object.changedMask.insert(slot) }
                 state.work.insert(object)
+                noteEvent(.inserted, for: object)
             }
             for update in changes.updates {
                 let object = registeredOrFault(update.objectID)

@@ -72,10 +72,13 @@ extension ManagedObject {
     /// destinations can be in that state, so only temporary IDs are looked at.
     private func danglingReferenceErrors() -> [StrataError] {
         var errors: [StrataError] = []
+        // In a child context a temporary ID may name the parent's unsaved object: registered
+        // here unchanged or updated, or not registered at all (the parent's save checks it).
+        let isChild = managedObjectContext?.parent != nil
         func isDangling(_ id: ManagedObjectID) -> Bool {
             guard id.isTemporaryID else { return false }
-            guard let target = registry?.object(for: id) else { return true }
-            return target.change != .inserted
+            guard let target = registry?.object(for: id) else { return !isChild }
+            return target.change == .deleted || (!isChild && target.change != .inserted)
         }
         // A temporary ID can only have entered a relationship through an edit since the last
         // save, so only the changed relationships of an updated object need a look.

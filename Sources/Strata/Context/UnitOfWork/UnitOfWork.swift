@@ -148,6 +148,7 @@ final class UnitOfWork {
         let previous = object.change
         leave(object, previous)
         object.change = .none
+        dropPendingEdits(of: object)
         didChange(object, kind, from: previous)
     }
 
@@ -174,6 +175,13 @@ final class UnitOfWork {
         didChange(object, kind, from: object.change)
     }
 
+    /// Drops the to-many edits an unchanged object still records (see `ToManyDelta`): they
+    /// were saved or undone, and must not come back if the object changes again.
+    @inline(__always)
+    private func dropPendingEdits(of object: ManagedObject) {
+        if !object.pendingToMany.isEmpty { object.pendingToMany = [:] }
+    }
+
     // MARK: After a save
 
     /// Ends the unit of work after the parent store accepted a save of `saved` (the objects of
@@ -186,10 +194,12 @@ final class UnitOfWork {
         for object in saved.inserted {
             object.change = .none
             object.changedMask.removeAll()
+            dropPendingEdits(of: object)
         }
         for object in saved.updated {
             object.change = .none
             object.changedMask.removeAll()
+            dropPendingEdits(of: object)
         }
         for object in saved.deleted {
             object.change = .none
