@@ -66,6 +66,7 @@ extension ManagedObjectContext {
         if changes.invalidatedAll { info[NotificationKey.invalidatedAllObjects] = changes.invalidated }
         NotificationCenter.default.post(name: changes.name, object: self, userInfo: info)
         streams.yield(changes)
+        tellListeners(changes, userInfo: userInfo)
     }
 
     /// An `AsyncSequence` of this context's notifications named `name`

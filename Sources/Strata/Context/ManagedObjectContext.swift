@@ -225,6 +225,8 @@ final class ContextState {
     /// Whether objects-did-change is being posted (observers may change objects; their changes
     /// go into the next event).
     var isPostingChanges = false
+    /// Fetched-results controllers following this context's changes.
+    let changeListeners = ContextChangeListeners()
 
     init() {
         registry = ObjectRegistry()
