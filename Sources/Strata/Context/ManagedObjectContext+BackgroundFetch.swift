@@ -88,6 +88,9 @@ extension ManagedObjectContext {
     ) -> Result<BackgroundFetchResults, any Error> {
         checkAccess("asynchronous fetch completion")
         job.relay.apply()
+        // Foundation runs a progress's cancellation handler later, on a global queue: a
+        // progress cancelled on this queue may not have reached the watcher yet.
+        if job.progress.isCancelled { job.cancel() }
         if job.isCancelled { return .failure(ReadWatcher.cancellationError()) }
         do {
             let results = try registerBackgroundResults(spec, read: read, loaded: try loaded.get())
@@ -224,7 +227,8 @@ final class BackgroundFetch: Sendable {
     let relay: ProgressRelay
 
     /// A fetch reporting to `progress`, whose updates run on `queue` (the context's). Cancelling
-    /// `progress` (or its parent) cancels the fetch.
+    /// `progress` (or its parent) cancels the fetch: Foundation calls the cancellation handler
+    /// soon after, on a global queue, and the completion checks `progress.isCancelled` too.
     init(progress: Progress, queue: DispatchQueue) {
         let relay = ProgressRelay(progress: progress, queue: queue)
         let watcher = ReadWatcher { relay.setCompleted($0) }
