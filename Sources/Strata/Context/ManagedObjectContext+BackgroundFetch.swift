@@ -35,7 +35,8 @@ extension ManagedObjectContext {
             case .managedObjectIDResultType: kind = .objectIDs
             case .dictionaryResultType, .countResultType:
                 throw StrataError(
-                    code: StrataError.Code.coreData, message: "An asynchronous fetch off the context's queue returns objects or object IDs, not dictionaries or counts: run that request with fetch(_:) in perform",
+                    code: StrataError.Code.coreData,
+                    message: "An asynchronous fetch off the context's queue returns objects or object IDs, not dictionaries or counts: run that request with fetch(_:) in perform",
                     entityName: entity.name)
             default: kind = .objects
             }

@@ -109,39 +109,55 @@ struct AsynchronousFetchTests {
             { Self.request { $0.fetchBatchSize = 3 } },
         ]
         for make in shapes {
-            let (asynchronous, synchronous, registered) = try await Self.execute(context, make) { result -> ([String], [String], Bool) in
-                let objects = try #require(result.finalResult)
-                #expect(result.operationError == nil)
-                let fetched = try context.fetch(result.fetchRequest.fetchRequest)
-                #expect(objects.map(ObjectIdentifier.init) == fetched.map(ObjectIdentifier.init))
-                return (Self.names(objects), Self.names(fetched), objects.allSatisfy { context.registeredObject(for: $0.objectID) === $0 })
-            }
+            let (asynchronous, synchronous, registered) = try await Self.execute(
+                context, make,
+                inspect: { result -> ([String], [String], Bool) in
+                    let objects = try #require(result.finalResult)
+                    #expect(result.operationError == nil)
+                    let fetched = try context.fetch(result.fetchRequest.fetchRequest)
+                    #expect(objects.map(ObjectIdentifier.init) == fetched.map(ObjectIdentifier.init))
+                    return (Self.names(objects), Self.names(fetched), objects.allSatisfy { context.registeredObject(for: $0.objectID) === $0 })
+                })
             #expect(asynchronous == synchronous)
             #expect(registered)
         }
-        #expect(try await Self.execute(context, { Self.request { $0.fetchLimit = 3; $0.fetchOffset = 2 } }) { Self.names($0.finalResult) } == ["Cy", "Dee", "émile"])
+        #expect(
+            try await Self.execute(
+                context,
+                {
+                    Self.request {
+                        $0.fetchLimit = 3
+                        $0.fetchOffset = 2
+                    }
+                }, inspect: { Self.names($0.finalResult) }) == ["Cy", "Dee", "émile"])
 
-        let sameIDs = try await Self.execute(context, {
-            let request = FetchRequest<ManagedObjectID>(entityName: "Person")
-            request.resultType = .managedObjectIDResultType
-            request.predicate = ObjectPredicate(format: "score == nil")
-            return request
-        }) { result in try #require(result.finalResult) == (try context.fetch(result.fetchRequest.fetchRequest)) }
+        let sameIDs = try await Self.execute(
+            context,
+            {
+                let request = FetchRequest<ManagedObjectID>(entityName: "Person")
+                request.resultType = .managedObjectIDResultType
+                request.predicate = ObjectPredicate(format: "score == nil")
+                return request
+            }, inspect: { result in try #require(result.finalResult) == (try context.fetch(result.fetchRequest.fetchRequest)) })
         #expect(sameIDs)
-        let count = try await Self.execute(context, { () -> FetchRequest<NSNumber> in
-            let request = FetchRequest<NSNumber>(entityName: "Person")
-            request.resultType = .countResultType
-            return request
-        }) { (result: AsynchronousFetchResult<NSNumber>) -> Int? in result.finalResult?.first?.intValue }
+        let count = try await Self.execute(
+            context,
+            { () -> FetchRequest<NSNumber> in
+                let request = FetchRequest<NSNumber>(entityName: "Person")
+                request.resultType = .countResultType
+                return request
+            }, inspect: { (result: AsynchronousFetchResult<NSNumber>) -> Int? in result.finalResult?.first?.intValue })
         #expect(count == 8)
-        let dictionaries = try await Self.execute(context, { () -> FetchRequest<NSDictionary> in
-            let request = FetchRequest<NSDictionary>(entityName: "Person")
-            request.resultType = .dictionaryResultType
-            request.propertiesToFetch = ["name"]
-            request.predicate = ObjectPredicate(format: "age < 30")
-            request.sortDescriptors = [ObjectSortDescriptor(key: "age", ascending: true)]
-            return request
-        }) { (result: AsynchronousFetchResult<NSDictionary>) -> [String] in (result.finalResult ?? []).compactMap { $0["name"] as? String } }
+        let dictionaries = try await Self.execute(
+            context,
+            { () -> FetchRequest<NSDictionary> in
+                let request = FetchRequest<NSDictionary>(entityName: "Person")
+                request.resultType = .dictionaryResultType
+                request.propertiesToFetch = ["name"]
+                request.predicate = ObjectPredicate(format: "age < 30")
+                request.sortDescriptors = [ObjectSortDescriptor(key: "age", ascending: true)]
+                return request
+            }, inspect: { (result: AsynchronousFetchResult<NSDictionary>) -> [String] in (result.finalResult ?? []).compactMap { $0["name"] as? String } })
         #expect(dictionaries == ["Ann", "bo"])
     }
 
@@ -177,15 +193,18 @@ struct AsynchronousFetchTests {
             { Self.request { $0.includesPendingChanges = false } },
         ]
         for make in shapes {
-            let (asynchronous, synchronous) = try await Self.execute(context, setup: edit, make) { result -> ([String], [String]) in
-                let objects = try #require(result.finalResult)
-                let fetched = try context.fetch(result.fetchRequest.fetchRequest)
-                #expect(objects.map(ObjectIdentifier.init) == fetched.map(ObjectIdentifier.init))
-                return (Self.names(objects), Self.names(fetched))
-            }
+            let (asynchronous, synchronous) = try await Self.execute(
+                context, setup: edit, make,
+                inspect: { result -> ([String], [String]) in
+                    let objects = try #require(result.finalResult)
+                    let fetched = try context.fetch(result.fetchRequest.fetchRequest)
+                    #expect(objects.map(ObjectIdentifier.init) == fetched.map(ObjectIdentifier.init))
+                    return (Self.names(objects), Self.names(fetched))
+                })
             #expect(asynchronous == synchronous)
         }
-        let merged = try await Self.execute(context, setup: edit, { Self.request { $0.sortDescriptors = [ObjectSortDescriptor(key: "age", ascending: true)] } }) { Self.names($0.finalResult) }
+        let merged = try await Self.execute(
+            context, setup: edit, { Self.request { $0.sortDescriptors = [ObjectSortDescriptor(key: "age", ascending: true)] } }, inspect: { Self.names($0.finalResult) })
         #expect(merged == ["Ann", "Zed", "Dee", "émile", "Fay", "gus", "Hal", "bo"])
     }
 
@@ -312,26 +331,35 @@ struct AsynchronousFetchTests {
     func progressCancelAndEstimate(kind: TestStack.Kind) async throws {
         let stack = try Self.people(kind)
         let context = stack.newContext()
-        let cancelled = try await Self.execute(context, { Self.request() }, before: { $0.progress.cancel() }) { result -> (Bool, Int?, Int) in
-            (result.finalResult == nil, (result.operationError as? StrataError)?.code, context.registeredObjects.count)
-        }
+        let cancelled = try await Self.execute(
+            context, { Self.request() }, before: { $0.progress.cancel() },
+            inspect: { result -> (Bool, Int?, Int) in
+                (result.finalResult == nil, (result.operationError as? StrataError)?.code, context.registeredObjects.count)
+            })
         #expect(cancelled == (true, StrataError.Code.userCancelled, 0))
-        let cancelledByResult = try await Self.execute(context, { Self.request() }, before: { $0.cancel() }) { result -> (Bool, Int) in
-            (result.finalResult == nil, context.registeredObjects.count)
-        }
+        let cancelledByResult = try await Self.execute(
+            context, { Self.request() }, before: { $0.cancel() },
+            inspect: { result -> (Bool, Int) in
+                (result.finalResult == nil, context.registeredObjects.count)
+            })
         #expect(cancelledByResult == (true, 0))
 
-        let estimated = try await Self.execute(context, { Self.request() }, configure: { $0.estimatedResultCount = 5 }, before: { result in
-            #expect(result.progress.completedUnitCount == 0)
-        }) { result -> (Int64, Int64, Int, Bool) in
-            (result.progress.totalUnitCount, result.progress.completedUnitCount, result.finalResult?.count ?? -1, result.progress.isFinished)
-        }
+        let estimated = try await Self.execute(
+            context, { Self.request() }, configure: { $0.estimatedResultCount = 5 },
+            before: { result in
+                #expect(result.progress.completedUnitCount == 0)
+            },
+            inspect: { result -> (Int64, Int64, Int, Bool) in
+                (result.progress.totalUnitCount, result.progress.completedUnitCount, result.finalResult?.count ?? -1, result.progress.isFinished)
+            })
         #expect(estimated == (8, 8, 8, true))
         // A cancel after the completion changes nothing.
-        let late = try await Self.execute(context, { Self.request() }) { result -> Int in
-            result.cancel()
-            return result.finalResult?.count ?? -1
-        }
+        let late = try await Self.execute(
+            context, { Self.request() },
+            inspect: { result -> Int in
+                result.cancel()
+                return result.finalResult?.count ?? -1
+            })
         #expect(late == 8)
     }
 
@@ -389,21 +417,25 @@ struct AsynchronousFetchTests {
             own.setValue(34, forKey: "age")
         }
         let sorted: @Sendable () -> FetchRequest<ManagedObject> = { Self.request { $0.sortDescriptors = [ObjectSortDescriptor(key: "age", ascending: true)] } }
-        let (asynchronous, synchronous, inChild) = try await Self.execute(child, setup: setup, sorted) { result -> ([String], [String], Bool) in
-            let objects = try #require(result.finalResult)
-            let fetched = try child.fetch(result.fetchRequest.fetchRequest)
-            #expect(objects.map(ObjectIdentifier.init) == fetched.map(ObjectIdentifier.init))
-            return (Self.names(objects), Self.names(fetched), objects.allSatisfy { child.registeredObject(for: $0.objectID) === $0 })
-        }
+        let (asynchronous, synchronous, inChild) = try await Self.execute(
+            child, setup: setup, sorted,
+            inspect: { result -> ([String], [String], Bool) in
+                let objects = try #require(result.finalResult)
+                let fetched = try child.fetch(result.fetchRequest.fetchRequest)
+                #expect(objects.map(ObjectIdentifier.init) == fetched.map(ObjectIdentifier.init))
+                return (Self.names(objects), Self.names(fetched), objects.allSatisfy { child.registeredObject(for: $0.objectID) === $0 })
+            })
         #expect(asynchronous == synchronous)
         #expect(asynchronous == ["Ann", "bo", "Cy", "Parent's", "Child's", "Dee", "émile", "Fay", "gus"])
         #expect(inChild)
 
         let fresh = ManagedObjectContext(concurrencyType: .privateQueue)
         fresh.parent = parent
-        let cancelled = try await Self.execute(fresh, sorted, before: { $0.cancel() }) { result -> (Bool, Int) in
-            (result.finalResult == nil, fresh.registeredObjects.count)
-        }
+        let cancelled = try await Self.execute(
+            fresh, sorted, before: { $0.cancel() },
+            inspect: { result -> (Bool, Int) in
+                (result.finalResult == nil, fresh.registeredObjects.count)
+            })
         #expect(cancelled == (true, 0))
     }
 
