@@ -19,9 +19,10 @@ extension ManagedObjectContext {
     ///
     /// Cancelling the awaiting task cancels the fetch: the read stops and the call throws
     /// `CancellationError`. Throws for an unknown entity or key, a malformed predicate, or a
-    /// store failure. Callable from any task (not from a block on the context's queue that
-    /// would wait for the result: the completion needs that queue). `estimatedResultCount`,
-    /// when positive, saves the count query that otherwise sizes the fetch's progress.
+    /// store failure. Callable from any task (the awaiting task holds no queue: on the main
+    /// actor, awaiting frees the main queue a main-queue context completes on).
+    /// `estimatedResultCount`, when positive, saves the count query that otherwise sizes the
+    /// fetch's progress.
     public func fetchObjectIDs<T>(_ request: FetchRequest<T>, estimatedResultCount: Int = 0) async throws -> [ManagedObjectID] {
         let spec = try backgroundFetchSpec(request, output: .objectIDs, estimatedResultCount: estimatedResultCount)
         return try await awaitBackgroundFetch(spec) { results in
@@ -46,8 +47,7 @@ extension ManagedObjectContext {
     /// Cancelling the awaiting task cancels the fetch (nothing is registered; `body` does not
     /// run) and the call throws `CancellationError`. Throws for an unknown entity or key, a
     /// malformed predicate, a dictionary or count request, a store failure, or what `body`
-    /// throws. Callable from any task (not from a block on the context's queue that would wait
-    /// for the result).
+    /// throws. Callable from any task; `body` runs on the context's queue.
     public func fetch<T, R: Sendable>(
         _ request: FetchRequest<T>, estimatedResultCount: Int = 0, then body: @escaping @Sendable ([T]) throws -> R
     ) async throws -> R {

@@ -26,18 +26,21 @@ import Foundation
 /// is not `Sendable`. The completion is not `@Sendable` either: it belongs to the context's
 /// queue, where the request is executed, and runs there.
 public final class AsynchronousFetchRequest<ResultType>: PersistentStoreRequest {
-    /// The fetch to run: entity, predicate, sort, limit, offset, result type and the rest.
+    /// The fetch to run: entity, predicate, sort, limit, offset, result type and the rest. Read
+    /// it on the thread that configures the request, or on the context's queue once executed.
     public let fetchRequest: FetchRequest<ResultType>
     /// Runs on the context's queue when the fetch is over: with
     /// ``AsynchronousFetchResult/finalResult`` set, or ``AsynchronousFetchResult/operationError``
-    /// set (cancellation included).
+    /// set (cancellation included). Only the context's queue calls it.
     public let completionBlock: ((AsynchronousFetchResult<ResultType>) -> Void)?
     /// How many results the fetch is expected to give (Core Data's scheduling hint), used as
     /// the progress's `totalUnitCount` until the rows are read. 0 (the default): the rows are
-    /// counted by one query before they are read. A low estimate grows to the rows read.
+    /// counted by one query before they are read. A low estimate grows to the rows read. Set
+    /// it before `execute(_:)`, on the thread that configures the request.
     public var estimatedResultCount = 0
 
-    /// `.fetchRequestType`.
+    /// `.fetchRequestType` (an asynchronous fetch is a fetch). Any thread that may read the
+    /// request.
     public var requestType: PersistentStoreRequestType { .fetchRequestType }
 
     /// An asynchronous fetch of `fetchRequest` whose `completionBlock` runs on the context's

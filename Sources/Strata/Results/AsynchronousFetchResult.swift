@@ -15,9 +15,10 @@ import Foundation
 /// nothing the fetch read is registered in the context. A fetch cancelled after its
 /// completion ran keeps its results.
 public final class AsynchronousFetchResult<ResultType>: PersistentStoreResult {
-    /// The request this is the result of.
+    /// The request this is the result of. Read on the context's queue.
     public let fetchRequest: AsynchronousFetchRequest<ResultType>
-    /// The context that runs the fetch; its queue runs the completion.
+    /// The context that runs the fetch; its queue runs the completion. The context is
+    /// `Sendable`: read this anywhere the result is.
     public let managedObjectContext: ManagedObjectContext
     /// The fetch's progress, counting rows read: `totalUnitCount` is -1 (indeterminate) until
     /// the rows are counted (or the request's `estimatedResultCount` when set), then the
