@@ -290,7 +290,8 @@ struct AsynchronousFetchTests {
             box.result = result
             return result.progress
         }
-        // Watch the progress on the context's queue (where it is updated) until it grew three times.
+        // Watch the progress on the context's queue (where it is updated) until it grew three
+        // times. These blocks run while the rows are being read: the read is off the queue.
         var seen: [Int64] = []
         var total: Int64 = -1
         let deadline = Date().addingTimeInterval(120)  // against a hang only; not a timing assertion
