@@ -8,12 +8,17 @@ extension ManagedObjectContext {
     /// ``BatchUpdateResult``, ``BatchDeleteResult`` or ``BatchInsertResult`` — it does not change
     /// this context's objects (merge its IDs with `mergeChanges(fromRemoteContextSave:into:)`, or
     /// set the request's `mergesChangesIntoContexts`); a ``PersistentHistoryChangeRequest``
-    /// reads or deletes persistent history and gives a ``PersistentHistoryResult``. In a child
-    /// context store requests run on the coordinator at the root of the tree. Throws for an
-    /// unknown entity or key, a wrong value, a store failure, or a kind of request this
-    /// context cannot run. Call on the context's queue.
+    /// reads or deletes persistent history and gives a ``PersistentHistoryResult``; an
+    /// `AsynchronousFetchRequest` returns its `AsynchronousFetchResult` at once and its
+    /// completion runs later on this queue (its errors arrive there as `operationError`, not
+    /// thrown here). In a child context store requests run on the coordinator at the root of
+    /// the tree. Throws for an unknown entity or key, a wrong value, a store failure, or a kind
+    /// of request this context cannot run. Call on the context's queue.
     public func execute(_ request: any PersistentStoreRequest) throws -> PersistentStoreResult {
         checkAccess("execute(_:)")
+        if let asynchronous = request as? any ContextAsynchronousRequest {
+            return asynchronous.start(in: self)
+        }
         if let fetch = request as? any ContextFetchable {
             return FetchResult(result: try fetch.results(in: self))
         }
@@ -65,6 +70,14 @@ extension ManagedObjectContext {
 /// A fetch request, as `execute(_:)` runs it without knowing its result type.
 protocol ContextFetchable {
     func results(in context: ManagedObjectContext) throws -> Any
+}
+
+/// A request of a layer above Context that starts itself in a context and returns its result
+/// at once (an asynchronous fetch, in `Results/`): `execute(_:)` runs it without naming its
+/// type, so Context never depends on the layer above.
+protocol ContextAsynchronousRequest {
+    /// Starts the request in `context` and returns its result. Called on the context's queue.
+    func start(in context: ManagedObjectContext) -> PersistentStoreResult
 }
 
 extension FetchRequest: ContextFetchable {

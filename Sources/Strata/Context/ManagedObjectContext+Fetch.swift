@@ -23,6 +23,11 @@ extension ManagedObjectContext {
             if let typed = Self.typedObjects(objects, as: T.self) { return typed }
             results = objects
         }
+        return try Self.converted(results, entity: entity)
+    }
+
+    /// `results` as `[T]`, one cast per element; throws when an element is not a `T`.
+    static func converted<T>(_ results: [Any], entity: EntityDescription) throws -> [T] {
         if let typed = results as? [T] { return typed }
         var converted: [T] = []
         converted.reserveCapacity(results.count)
@@ -157,7 +162,7 @@ extension ManagedObjectContext {
     }
 
     /// Gives every fault among `objects` that holds its row (a fetch gave it one) its values.
-    private func realise(_ objects: [ManagedObject]) {
+    func realise(_ objects: [ManagedObject]) {
         for object in objects where object.isFaultStorage {
             if let row = object.snapshot { apply(row, to: object) }
         }
@@ -168,12 +173,35 @@ extension ManagedObjectContext {
     /// offset and limit apply to the merged list. The store rows are read with `options`.
     func objects(matching plan: FetchPlan, options: ReadOptions) throws -> [ManagedObject] { try mergedObjects(plan, options: options) }
 
-    private func mergedObjects(_ plan: FetchPlan, options: ReadOptions) throws -> [ManagedObject] {
+    func mergedObjects(_ plan: FetchPlan, options: ReadOptions) throws -> [ManagedObject] {
+        let storeRows = try requireParentStore().fetchRows(overlayReadPlan(plan).plan, options: options)
+        return try mergePendingChanges(into: storeRows, plan: plan)
+    }
+
+    /// The store read of a fetch that merges unsaved changes: the rows of `plan` without its
+    /// offset, and with its limit widened by the objects changed here (those rows may drop out
+    /// in memory). `changedHere` is that number: the rows read stay enough for a merge while no
+    /// more objects of the plan's entities are changed. Call on the context's queue.
+    func overlayReadPlan(_ plan: FetchPlan) -> (plan: FetchPlan, changedHere: Int) {
+        let changedHere = changedObjectCount(for: plan)
+        let window = plan.limit > 0 ? plan.limit + plan.offset + changedHere : 0
+        return (plan.with(limit: window, offset: 0).with(resultKind: .rows), changedHere)
+    }
+
+    /// The updated and deleted objects of the plan's entities.
+    func changedObjectCount(for plan: FetchPlan) -> Int {
         let codes = Set(plan.entityCodes)
         var changedHere = 0
         for object in state.work.updated.objects + state.work.deleted.objects where codes.contains(object.entity.layout.code) { changedHere += 1 }
-        let window = plan.limit > 0 ? plan.limit + plan.offset + changedHere : 0
-        let storeRows = try requireParentStore().fetchRows(plan.with(limit: window, offset: 0).with(resultKind: .rows), options: options)
+        return changedHere
+    }
+
+    /// The results of `plan` from the store rows of its ``overlayReadPlan(_:)`` and the
+    /// unsaved changes: the rows are registered (as faults), rows of objects changed here
+    /// judged with their unsaved values, matching inserted objects added; then sort, offset and
+    /// limit apply. Call on the context's queue.
+    func mergePendingChanges(into storeRows: [RowSnapshot], plan: FetchPlan) throws -> [ManagedObject] {
+        let codes = Set(plan.entityCodes)
         var candidates: [any EvaluationRow] = []
         var seen = Set<ObjectIdentifier>()
         for row in storeRows {

@@ -16,14 +16,21 @@ final class IncrementalStoreBackend: StoreBackend {
     func close() { store.close() }
     func pinGeneration() throws -> any PinnedStoreState { try store.pinGeneration() }
 
-    /// Rows matching a plan, with their values.
+    /// Rows matching a plan, with their values. The store answers in one call, so an
+    /// asynchronous fetch's watcher is asked before it and told the count after it.
     func fetchRows(_ plan: FetchPlan, options: ReadOptions) throws -> [RowSnapshot] {
-        try store.fetchRows(StoreFetchRequest(plan: plan), options: options)
+        try options.watcher?.rowsRead(0)
+        let rows = try store.fetchRows(StoreFetchRequest(plan: plan), options: options)
+        try options.watcher?.finished(rows.count)
+        return rows
     }
 
-    /// IDs of the rows matching a plan, in order.
+    /// IDs of the rows matching a plan, in order (reported to a watcher as rows are).
     func fetchIDs(_ plan: FetchPlan, options: ReadOptions) throws -> [ManagedObjectID] {
-        try store.fetchObjectIDs(StoreFetchRequest(plan: plan), options: options)
+        try options.watcher?.rowsRead(0)
+        let ids = try store.fetchObjectIDs(StoreFetchRequest(plan: plan), options: options)
+        try options.watcher?.finished(ids.count)
+        return ids
     }
 
     /// Number of rows matching a plan (honouring limit and offset).

@@ -12,8 +12,10 @@ import StrataLocks
 ///   row cache. Set by `PinnedParentStore`, the parent store of a pinned context.
 /// - ``rowCache`` and ``maxAge``: the coordinator, which owns the row cache. Contexts choose
 ///   them; a parent context passes its child's options on to its own parent.
+/// - ``watcher``: the stores, which report the rows a fetch reads to it and stop when it is
+///   cancelled. Set by an asynchronous fetch; a parent context passes it on.
 ///
-/// A small value (three words), passed by value: making one never allocates.
+/// A small value (four words), passed by value: making one never allocates.
 public struct ReadOptions: Sendable {
     /// The query generation to read through (Core Data's pinned `NSQueryGenerationToken`), or
     /// nil to read the stores' current state. A read through a generation neither answers
@@ -26,13 +28,17 @@ public struct ReadOptions: Sendable {
     /// accepts any age, 0 never answers from the cache (a context's `stalenessInterval`).
     /// Other reads do not consult the cache.
     var maxAge: TimeInterval
+    /// Follows the rows a fetch reads and stops the read when cancelled (an asynchronous
+    /// fetch's), or nil: only `fetchRows` and `fetchIDs` (and `fetchIDList`) report to it.
+    var watcher: ReadWatcher?
 
     /// Options for a read of the current state that fills the row cache and accepts cached
     /// rows of any age, unless the arguments say otherwise.
-    init(generation: PinnedStoreStates? = nil, rowCache: RowCacheUse = .fill, maxAge: TimeInterval = -1) {
+    init(generation: PinnedStoreStates? = nil, rowCache: RowCacheUse = .fill, maxAge: TimeInterval = -1, watcher: ReadWatcher? = nil) {
         self.generation = generation
         self.rowCache = rowCache
         self.maxAge = maxAge
+        self.watcher = watcher
     }
 
     /// The current state, filling the row cache, cached rows of any age: what a read asks for

@@ -89,6 +89,9 @@ extension StrataError {
     /// Core Data's error codes, under their Core Data names without the `NS` prefix and the
     /// `Error` suffix.
     public enum Code {
+        /// The operation was cancelled (Cocoa's `NSUserCancelledError`, 3072): an asynchronous
+        /// fetch cancelled before its completion ran.
+        public static let userCancelled = 3072
         /// Generic validation failure: wrong value type, unknown key, failed predicate (1550).
         public static let managedObjectValidation = 1550
         /// Several validation errors at once; see `underlyingErrors` (1560).

@@ -116,12 +116,17 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         return try plan.select(rows).compactMap { ($0 as? StoredRow)?.snapshot }
     }
 
+    /// The rows reach an asynchronous fetch's watcher all at once (the evaluation makes them
+    /// in one step): it is asked before the evaluation and told the count after it.
     func fetchRows(_ plan: FetchPlan, options: ReadOptions) throws -> [RowSnapshot] {
-        try matchingRows(plan, in: snapshotState(options))
+        try options.watcher?.rowsRead(0)
+        let rows = try matchingRows(plan, in: snapshotState(options))
+        try options.watcher?.finished(rows.count)
+        return rows
     }
 
     func fetchIDs(_ plan: FetchPlan, options: ReadOptions) throws -> [ManagedObjectID] {
-        try matchingRows(plan, in: snapshotState(options)).map(\.objectID)
+        try fetchRows(plan, options: options).map(\.objectID)
     }
 
     func count(_ plan: FetchPlan, options: ReadOptions) throws -> Int {

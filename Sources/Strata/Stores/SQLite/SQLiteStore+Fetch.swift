@@ -19,9 +19,16 @@ extension SQLiteStore {
                 var rows: [RowSnapshot] = []
                 var decoder = RowDecoder(store: self)
                 let start = DispatchTime.now()
+                let watcher = options.watcher
+                var read = 0
                 try statement.forEachRow(sql.bindings.sqliteValues) { row in
                     if let snapshot = decoder.decode(row, offset: 0) { rows.append(snapshot) }
+                    if let watcher {
+                        read += 1
+                        if read % ReadWatcher.reportInterval == 0 { try watcher.rowsRead(read) }
+                    }
                 }
+                try watcher?.finished(read)
                 SQLTracing.logRowCount(rows.count, of: plan.entity.name, since: start)
                 return rows
             }
@@ -39,10 +46,13 @@ extension SQLiteStore {
                 let fallback = plan.entity
                 let start = DispatchTime.now()
                 defer { SQLTracing.logRowCount(ids.count, of: plan.entity.name, since: start) }
+                let watcher = options.watcher
                 try statement.forEachRow(sql.bindings.sqliteValues) { row in
                     let entity = model.entity(forCode: row.int64(at: 1)) ?? fallback
                     ids.append(ManagedObjectID(entity: entity, primaryKey: row.int64(at: 0), store: token))
+                    if let watcher, ids.count % ReadWatcher.reportInterval == 0 { try watcher.rowsRead(ids.count) }
                 }
+                try watcher?.finished(ids.count)
                 return ids
             }
         } catch {
@@ -56,9 +66,12 @@ extension SQLiteStore {
             return try pool.withReader(options) { connection in
                 let statement = try connection.cachedStatement(sql.text)
                 var list = ObjectIDList(entity: plan.entity, store: token, model: model)
+                let watcher = options.watcher
                 try statement.forEachRow(sql.bindings.sqliteValues) { row in
                     list.append(key: row.int64(at: 0), code: row.int64(at: 1))
+                    if let watcher, list.count % ReadWatcher.reportInterval == 0 { try watcher.rowsRead(list.count) }
                 }
+                try watcher?.finished(list.count)
                 return list
             }
         } catch {
