@@ -225,6 +225,8 @@ final class ContextState {
     /// Whether objects-did-change is being posted (observers may change objects; their changes
     /// go into the next event).
     var isPostingChanges = false
+    /// The undo manager recording the context's changes (see `ManagedObjectContext+Undo.swift`).
+    var undoManager: ObjectUndoManager?
 
     init() {
         registry = ObjectRegistry()
