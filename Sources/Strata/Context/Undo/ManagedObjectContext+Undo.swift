@@ -41,28 +41,41 @@ extension ManagedObjectContext {
     /// Applies one side of `group` (the "after" side when `redoing`, else the "before" side):
     /// first every object is put in or taken out of the graph as that side says (no delete
     /// rules: the partners the rules changed are in the group themselves), then each recorded
-    /// property gets its value (no inverse maintenance, for the same reason), objects that
-    /// exist become updated (inserted ones stay inserted), and objects-did-change is posted.
-    /// The undo manager does not record any of it. O(recorded values).
+    /// property of an object in the graph gets its value (no inverse maintenance, for the same
+    /// reason; values already equal are left alone), objects that
+    /// exist and whose values changed become updated (inserted ones stay inserted), and
+    /// objects-did-change is posted. The undo manager does not record any of it.
+    /// O(recorded values).
     func applyUndoGroup(_ group: UndoGroup, redoing: Bool) {
         var inserted: [ManagedObject] = []
+        var renewed = Set<ObjectIdentifier>()
         var deleted: [ManagedObject] = []
         for entry in group.entries {
             let wanted = redoing ? entry.existsAfter : entry.existedBefore
             let exists = undoExists(entry.object)
             if wanted && !exists {
-                if reinsertForUndo(entry.object) { inserted.append(entry.object) }
+                let wasLinked = entry.object.link === self
+                if reinsertForUndo(entry.object) {
+                    inserted.append(entry.object)
+                    if !wasLinked { renewed.insert(ObjectIdentifier(entry.object)) }
+                }
             } else if !wanted && exists {
                 state.work.delete(entry.object)
                 deleted.append(entry.object)
             }
         }
-        for entry in group.entries where entry.object.link === self {
+        // Objects out of the graph keep the values they had (as deleted objects do).
+        for entry in group.entries where undoExists(entry.object) {
             let object = entry.object
+            // A renewed object's relationships hold IDs from before it left: all are rewritten.
+            let compares = !renewed.contains(ObjectIdentifier(object))
+            var changed = false
             for (slot, value) in zip(entry.slots, redoing ? entry.after : entry.before) {
+                if compares, let current = UndoValue.read(slot, of: object, in: self), current.isSame(as: value) { continue }
                 write(value, to: object, at: slot)
+                changed = true
             }
-            guard undoExists(object), !entry.slots.isEmpty else { continue }
+            guard changed else { continue }
             if object.change == .none { state.work.markUpdated(object, because: .updated) }
             noteEvent(.updated, for: object)
         }
