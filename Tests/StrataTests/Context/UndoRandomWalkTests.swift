@@ -190,7 +190,7 @@ struct UndoRandomWalkTests {
         }
     }
 
-    @Test("after each random undo or redo the graph equals the recorded state; saved, a fresh context reads it back", arguments: TestStack.Kind.allCases, [UInt64(1), 2, 3, 4])
+    @Test("after each random undo or redo the graph equals the recorded state; saved, a fresh context reads it back", arguments: TestStack.Kind.allCases, [UInt64(1), 2, 3, 4, 5, 6])
     func randomWalk(kind: TestStack.Kind, seed: UInt64) throws {
         let stack = try TestStack(model: UndoGraph.model(), kind: kind, recordsSQL: false)
         let context = stack.newContext(name: "walk")
@@ -236,7 +236,7 @@ struct UndoRandomWalkTests {
             #expect(stored.objects == expected, "seed \(seed) step \(step): the store after saving differs\nstored:\n\(stored)\nexpected:\n\(history[cursor])")
         }
 
-        for step in 0..<160 {
+        for step in 0..<240 {
             let roll = rng.below(100)
             if roll < 50 {
                 let depth = undo.undoStack.count
