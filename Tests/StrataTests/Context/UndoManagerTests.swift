@@ -521,6 +521,48 @@ struct UndoManagerTests {
         }
     }
 
+    @Test("undoing an edit does not bring back an object a merged delete removed", arguments: TestStack.Kind.allCases)
+    func mergedDeleteStaysDeleted(kind: TestStack.Kind) throws {
+        let stack = try seeded(kind)
+        let (context, undo) = undoContext(stack)
+        let two = try context.performAndWait { try object("Item", 2, in: context) }
+        context.performAndWait { two.setValue("edited", forKey: "title") }
+        let other = stack.newContext()
+        let log = NotificationLog(other, names: [.managedObjectContextDidSave])
+        try other.performAndWait {
+            other.delete(try object("Item", 2, in: other))
+            try other.save()
+        }
+        let info = try #require(log.lastUserInfo[.managedObjectContextDidSave])
+        try context.performAndWait {
+            context.mergeChanges(fromContextDidSave: Notification(name: .managedObjectContextDidSave, object: other, userInfo: info))
+            #expect(two.isDeleted)
+            undo.undo()
+            #expect(two.isDeleted && !context.hasChanges)
+            try context.save()
+        }
+        let reader = stack.newContext()
+        let keys = try reader.performAndWait { try UndoGraph.storedState(in: reader).objects.keys.sorted() }
+        #expect(keys == ["Box#1", "Item#1", "Tag#3"])
+    }
+
+    @Test("setting the undo manager to nil keeps the current block's changes undoable and stops recording")
+    func detaching() throws {
+        let stack = try seeded(.inMemory)
+        let (context, undo) = undoContext(stack)
+        let item = try context.performAndWait { try object("Item", 1, in: context) }
+        context.performAndWait {
+            item.setValue("kept", forKey: "title")
+            context.undoManager = nil
+            item.setValue(Int64(9), forKey: "score")
+            #expect(undo.undoStack.count == 1)
+            context.undoManager = undo
+            undo.undo()
+            #expect(item.value(forKey: "title") as? String == "one")
+            #expect(item.value(forKey: "score") as? Int64 == 9)
+        }
+    }
+
     @Test("a child context's save is one undoable group in the parent", arguments: TestStack.Kind.allCases)
     func childSave(kind: TestStack.Kind) throws {
         let stack = try seeded(kind)

@@ -21,6 +21,7 @@ extension ManagedObjectContext {
                 return
             }
             if let old = state.undoManager {
+                old.contextDidEndEvent()  // the changes of the current event stay undoable
                 state.work.removeObserver(old)
                 old.context = nil
             }
@@ -38,19 +39,20 @@ extension ManagedObjectContext {
         object.link === self && object.change != .deleted
     }
 
-    /// Applies one side of `group` (the "after" side when `redoing`, else the "before" side):
-    /// first every object is put in or taken out of the graph as that side says (no delete
-    /// rules: the partners the rules changed are in the group themselves), then each recorded
-    /// property of an object in the graph gets its value (no inverse maintenance, for the same
-    /// reason; values already equal are left alone), objects that
-    /// exist and whose values changed become updated (inserted ones stay inserted), and
-    /// objects-did-change is posted. The undo manager does not record any of it.
-    /// O(recorded values).
+    /// Applies one side of `group` (the "after" side when `redoing`, else the "before" side).
+    /// First every object the group inserted or deleted is put in or taken out of the graph as
+    /// that side says, without delete rules (the partners the rules changed are in the group
+    /// themselves). Then each recorded property of an object in the graph gets its value,
+    /// without inverse maintenance for the same reason; values already equal are left alone.
+    /// Objects whose values changed become updated (inserted ones stay inserted), and
+    /// objects-did-change is posted. The undo manager records none of it. O(recorded values).
     func applyUndoGroup(_ group: UndoGroup, redoing: Bool) {
         var inserted: [ManagedObject] = []
         var renewed = Set<ObjectIdentifier>()
         var deleted: [ManagedObject] = []
-        for entry in group.entries {
+        // Only a group that inserted or deleted an object moves it in or out of the graph (an
+        // object a merge removed since is not brought back by undoing an edit of it).
+        for entry in group.entries where entry.existedBefore != entry.existsAfter {
             let wanted = redoing ? entry.existsAfter : entry.existedBefore
             let exists = undoExists(entry.object)
             if wanted && !exists {
