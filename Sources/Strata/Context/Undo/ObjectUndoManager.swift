@@ -35,9 +35,9 @@
 /// **Bad use never traps**: ``undo()`` with nothing to undo, ``endUndoGrouping()`` without a
 /// matching begin, or ``enableUndoRegistration()`` without a matching disable do nothing.
 ///
-/// **Queue.** Not `Sendable`: use it only on its context's queue (inside `perform` /
-/// `performAndWait`), like the context's objects; the concurrency debug mode checks every call.
-/// A manager serves one context at a time.
+/// **Queue.** Not `Sendable`. Call on the context's queue (inside `perform` /
+/// `performAndWait`), like the context's objects; the concurrency debug mode
+/// (`STRATA_CONCURRENCY_DEBUG=1`) checks every call. A manager serves one context at a time.
 public final class ObjectUndoManager {
     /// The context recording into this manager (set by `ManagedObjectContext.undoManager`).
     weak var context: ManagedObjectContext?
@@ -61,8 +61,9 @@ public final class ObjectUndoManager {
     /// Whether an undo or redo is being applied (its changes are not recorded).
     var isApplying: Bool { undoing || redoing }
 
-    /// Creates a manager with no actions. Assign it to a context's ``ManagedObjectContext/undoManager``.
-    /// Callable on any thread (it is not attached to a context yet).
+    /// Creates a manager with no actions; assign it to a context's
+    /// ``ManagedObjectContext/undoManager``. Call on the context's queue (before it is assigned,
+    /// any thread will do: the manager is not attached to a context yet).
     public init() {}
 
     func checkAccess(_ call: StaticString) {
