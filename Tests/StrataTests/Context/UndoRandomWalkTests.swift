@@ -190,8 +190,21 @@ struct UndoRandomWalkTests {
         }
     }
 
-    @Test("after each random undo or redo the graph equals the recorded state; saved, a fresh context reads it back", arguments: TestStack.Kind.allCases, [UInt64(1), 2, 3, 4, 5, 6])
-    func randomWalk(kind: TestStack.Kind, seed: UInt64) throws {
+    /// A walk: its seed, and how it groups its edits: one block of a few edits per group
+    /// (grouping by event), or, with `explicitGroups`, `groupsByEvent` off and explicit groups
+    /// holding nested groups, `processPendingChanges()` calls and saves.
+    struct Walk: Sendable, CustomStringConvertible {
+        let seed: UInt64
+        let explicitGroups: Bool
+        var description: String { "seed \(seed)\(explicitGroups ? ", explicit groups" : "")" }
+        static let all = (1...8).map { Walk(seed: UInt64($0), explicitGroups: $0 > 4) }
+    }
+
+    @Test(
+        "after each random undo or redo the graph equals the recorded state; saved, a fresh context reads it back",
+        arguments: TestStack.Kind.allCases, Walk.all)
+    func randomWalk(kind: TestStack.Kind, walk: Walk) throws {
+        let seed = walk.seed
         let stack = try TestStack(model: UndoGraph.model(), kind: kind, recordsSQL: false)
         let context = stack.newContext(name: "walk")
         let undo = ObjectUndoManager()
@@ -204,6 +217,7 @@ struct UndoRandomWalkTests {
             for _ in 0..<30 { try Self.edit(&rng, context: context, pool: &pool, nextKey: &nextKey) }
             try context.save()
             undo.removeAllActions()
+            undo.groupsByEvent = !walk.explicitGroups
         }
         // history[i] is the state after i undo groups; `epochs[i]` the number of saves before it
         // was recorded (inserted / deleted sets are compared only while no save intervened).
@@ -240,9 +254,30 @@ struct UndoRandomWalkTests {
             let roll = rng.below(100)
             if roll < 50 {
                 let depth = undo.undoStack.count
+                var savedInside = false
                 try context.performAndWait {
-                    for _ in 0...rng.below(4) { try Self.edit(&rng, context: context, pool: &pool, nextKey: &nextKey) }
+                    if walk.explicitGroups {
+                        undo.beginUndoGrouping()
+                        for _ in 0...rng.below(4) {
+                            try Self.edit(&rng, context: context, pool: &pool, nextKey: &nextKey)
+                            switch rng.below(6) {
+                            case 0: context.processPendingChanges()  // does not close an explicit group
+                            case 1:
+                                undo.beginUndoGrouping()  // a nested group is part of the outer one
+                                try Self.edit(&rng, context: context, pool: &pool, nextKey: &nextKey)
+                                undo.endUndoGrouping()
+                            case 2:
+                                try context.save()  // the group spans the save
+                                savedInside = true
+                            default: break
+                            }
+                        }
+                        undo.endUndoGrouping()
+                    } else {
+                        for _ in 0...rng.below(4) { try Self.edit(&rng, context: context, pool: &pool, nextKey: &nextKey) }
+                    }
                 }
+                if savedInside { epoch += 1 }
                 let state = context.performAndWait { UndoGraph.state(of: pool, in: context) }
                 if undo.undoStack.count > depth {
                     history.removeSubrange((cursor + 1)...)

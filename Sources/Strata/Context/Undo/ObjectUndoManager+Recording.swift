@@ -28,9 +28,10 @@ extension ObjectUndoManager: UnitOfWorkObserver {
         case .deleted: existedBefore = change.previous != .deleted
         default: return
         }
-        guard let group = recordingGroup() else { return }
+        guard let context, let group = recordingGroup() else { return }
         if group.isEmpty { redoStack.removeAll() }
         _ = group.entryIndex(for: change.object, existedBefore: existedBefore)
+        if change.kind == .deleted && existedBefore { group.recordRelationships(of: change.object, in: context) }
     }
 
     func unitOfWork(_ unitOfWork: UnitOfWork, willChange object: ManagedObject, at slot: PropertySlot) {

@@ -38,12 +38,25 @@ final class UndoGroup {
         entries[index].before.append(value)
     }
 
-    /// Closes the group: reads each object's values and existence after the group's changes,
-    /// and drops what did not change in the end (values written back to what they were,
-    /// objects inserted and deleted within the group). An object inserted or deleted by the
-    /// group also keeps all its relationships (by object), so that putting it back after a
-    /// save removed it from the context (it then comes back with a new ID) restores them.
-    /// Returns whether anything is left.
+    /// Records all the relationships of `object` as they are now (the ones not recorded yet):
+    /// called when the object is deleted, before a save can take its partners out of the
+    /// context. Undoing the delete after a save removed the object (it then comes back with a
+    /// new ID) restores them from these values.
+    func recordRelationships(of object: ManagedObject, in context: ManagedObjectContext) {
+        for slot in Self.relationshipSlots(of: object) { recordBefore(slot, of: object, in: context) }
+    }
+
+    private static func relationshipSlots(of object: ManagedObject) -> [PropertySlot] {
+        let layout = object.entity.layout
+        return (0..<layout.toOneRelationships.count).map(PropertySlot.toOne) + (0..<layout.toManyRelationships.count).map(PropertySlot.toMany)
+    }
+
+    /// Closes the group: reads the values and existence of each object in the graph after the
+    /// group's changes, and drops what did not change in the end (values written back to what
+    /// they were, objects inserted and deleted within the group). An object the group inserted
+    /// also keeps all its relationships, for a redo after a save removed it. Objects out of the
+    /// graph afterwards are not read (their values are never written back; a save may have
+    /// taken their partners out of the context). Returns whether anything is left.
     func close(in context: ManagedObjectContext) -> Bool {
         var kept: [UndoEntry] = []
         kept.reserveCapacity(entries.count)
@@ -54,16 +67,21 @@ final class UndoGroup {
             var before: [UndoValue] = []
             var after: [UndoValue] = []
             for (position, slot) in entry.slots.enumerated() {
-                guard let now = UndoValue.read(slot, of: entry.object, in: context) else { continue }
-                if now.isSame(as: entry.before[position]) && !existenceChanged { continue }
+                let was = entry.before[position]
+                let now: UndoValue
+                if entry.existsAfter {
+                    guard let read = UndoValue.read(slot, of: entry.object, in: context) else { continue }
+                    now = read
+                } else {
+                    now = was
+                }
+                if now.isSame(as: was) && !existenceChanged { continue }
                 slots.append(slot)
-                before.append(entry.before[position])
+                before.append(was)
                 after.append(now)
             }
-            if existenceChanged {
-                let layout = entry.object.entity.layout
-                let relationships = (0..<layout.toOneRelationships.count).map(PropertySlot.toOne) + (0..<layout.toManyRelationships.count).map(PropertySlot.toMany)
-                for slot in relationships where !slots.contains(slot) {
+            if existenceChanged && entry.existsAfter {
+                for slot in Self.relationshipSlots(of: entry.object) where !slots.contains(slot) {
                     guard let now = UndoValue.read(slot, of: entry.object, in: context) else { continue }
                     slots.append(slot)
                     before.append(now)
