@@ -588,6 +588,40 @@ struct UndoManagerTests {
         #expect(title == "one")
     }
 
+    @Test("in a child context, undo after a save into the parent gives changes the next save pushes up", arguments: TestStack.Kind.allCases)
+    func childContextUndoAfterSave(kind: TestStack.Kind) throws {
+        let stack = try seeded(kind)
+        let parent = stack.newContext(name: "parent")
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = parent
+        let undo = ObjectUndoManager()
+        try child.performAndWait {
+            child.undoManager = undo
+            let box = try object("Box", 1, in: child)
+            let fresh = try UndoGraph.insert("Item", key: 40, into: child)
+            fresh.setValue(box, forKey: "box")
+            box.setValue("renamed", forKey: "name")
+        }
+        try child.performAndWait {
+            try child.save()
+            undo.undo()
+            try child.save()
+        }
+        try parent.performAndWait { try parent.save() }
+        let first = stack.newContext()
+        var rows = try first.performAndWait { try UndoGraph.storedState(in: first).objects }
+        #expect(rows["Item#40"] == nil)
+        #expect(rows["Box#1"]?["name"] == "B1" && rows["Box#1"]?["items"] == "Item#1,Item#2")
+        try child.performAndWait {
+            undo.redo()
+            try child.save()
+        }
+        try parent.performAndWait { try parent.save() }
+        let reader = stack.newContext()
+        rows = try reader.performAndWait { try UndoGraph.storedState(in: reader).objects }
+        #expect(rows["Box#1"]?["name"] == "renamed" && rows["Box#1"]?["items"] == "Item#1,Item#2,Item#40")
+    }
+
     @Test("the undo manager's calls are checked by the concurrency debug mode")
     func concurrencyDebug() async {
         await #expect(processExitsWith: .failure) {

@@ -118,8 +118,9 @@ struct GraphState: Equatable, CustomStringConvertible {
 
 /// Random undo/redo walks over a graph with attributes, to-one, to-many, ordered to-many, a
 /// transient attribute and a transient relationship: random edits, inserts, deletes and
-/// relationship changes in groups (one per `performAndWait` block), occasional saves, and
-/// random undos and redos. After each undo or redo the context's state equals the state
+/// relationship changes in groups (one per `performAndWait` block; in half the walks explicit
+/// groups with `groupsByEvent` off, holding nested groups, `processPendingChanges()` calls and
+/// saves), occasional saves, and random undos and redos. After each undo or redo the context's state equals the state
 /// recorded at that point of the history, and saving it then reading the store in a fresh
 /// context gives that state again.
 ///
