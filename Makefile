@@ -21,10 +21,13 @@ run: deps
 	./.build/debug/strata-demo
 
 # The runnable examples of the docs (docs/batch.md: a background importer with batch inserts and
-# a view that follows by persistent history); each exits 1 when what it shows does not hold.
+# a view that follows by persistent history; docs/live-results.md: an editor's undo and redo);
+# each exits 1 when what it shows does not hold.
 examples: deps
 	$(SWIFT) build -j $(JOBS) --product strata-history-importer
 	./.build/debug/strata-history-importer
+	$(SWIFT) build -j $(JOBS) --product strata-undo-editor
+	./.build/debug/strata-undo-editor
 
 # Builds and runs every test.
 test: deps

@@ -13,9 +13,11 @@ extension ManagedObjectContext {
 
     /// Posts objects-did-change for the changes made since the last call (Core Data's
     /// `processPendingChanges()`); runs automatically at the end of every `perform` block and
-    /// before a save. Call on the context's queue.
+    /// before a save. With an ``undoManager`` grouping by event, it also closes the undo group
+    /// of those changes. Call on the context's queue.
     public func processPendingChanges() {
         checkAccess("processPendingChanges()")
+        if let undoManager = state.undoManager { undoManager.contextDidEndEvent() }
         guard !state.eventObjects.isEmpty, !state.isPostingChanges else { return }
         let objects = state.eventObjects
         state.eventObjects = []

@@ -94,6 +94,11 @@ extension ManagedObjectContext: ObjectContextLink {
         }
     }
 
+    func objectWillChange(_ object: ManagedObject, at slot: PropertySlot) {
+        guard object.link === self else { return }
+        state.work.willChange(object, at: slot)
+    }
+
     func recordProblem(_ problem: StrataError, for object: ManagedObject) {
         object.recordedProblems.append(problem)
         state.problemObjects.insert(object)

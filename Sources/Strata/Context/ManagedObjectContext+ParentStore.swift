@@ -146,10 +146,12 @@ extension ManagedObjectContext: ParentStore {
                 object.fireFaultIfNeeded()
                 let layout = object.entity.layout
                 for slot in update.changedAttributeSlots where slot < object.attributeValues.count && slot < update.attributes.count {
+                    object.willChange(.attribute(slot))
                     object.attributeValues[slot] = update.attributes[slot]
                     object.markChanged(.attribute(slot))
                 }
                 for slot in update.changedToOneSlots where slot < object.toOneValues.count && slot < update.toOne.count {
+                    object.willChange(.toOne(slot))
                     object.toOneValues[slot] = update.toOne[slot]
                     object.markChanged(.toOne(slot))
                 }
@@ -158,6 +160,7 @@ extension ManagedObjectContext: ParentStore {
             for change in changes.toManyChanges {
                 let object = registeredOrFault(change.owner)
                 guard case .toMany(let slot)? = object.entity.layout.slot(forKey: change.relationship.name) else { continue }
+                object.willChange(.toMany(slot))
                 object.ensureToManyLoaded(slot: slot)
                 guard slot < object.toManyValues.count, var value = object.toManyValues[slot] else { continue }
                 for id in change.removed { value.remove(id) }

@@ -79,7 +79,11 @@ extension ManagedObjectContext {
     /// inline by a re-entrant `performAndWait`): objects-did-change; the objects a merge in the
     /// block inserted are no longer held.
     func endOfEvent() {
-        if !state.eventObjects.isEmpty { processPendingChanges() }
+        if !state.eventObjects.isEmpty {
+            processPendingChanges()
+        } else if let undoManager = state.undoManager {
+            undoManager.contextDidEndEvent()
+        }
         if !state.mergedInsertions.isEmpty { state.mergedInsertions = [] }
     }
 }

@@ -7,9 +7,11 @@ extension ManagedObjectContext {
     /// the rollback undid, as far as they were told of it: an insert already reported comes back
     /// as a deletion, a deletion already reported as an insertion, and objects whose values go
     /// back as updates; changes made and undone within the current event are not reported at
-    /// all. Call on the context's queue.
+    /// all. The ``undoManager`` loses all its actions, as in Core Data. Call on the context's
+    /// queue.
     public func rollback() {
         checkAccess("rollback()")
+        state.undoManager?.removeAllActions()
         for object in state.work.inserted.objects {
             let insertReported = !object.eventChanges.contains(.inserted)
             forgetEvent(of: object)
@@ -91,9 +93,11 @@ extension ManagedObjectContext {
     /// (no longer managed). Observers hear of it at once: an objects-did-change whose
     /// `invalidatedAllObjects` key (``ContextChanges/invalidatedAll``) holds the IDs of the
     /// objects that were registered, as Core Data posts `NSInvalidatedAllObjectsKey`; changes of
-    /// the current event not yet reported are dropped. Call on the context's queue.
+    /// the current event not yet reported are dropped. The ``undoManager`` loses all its
+    /// actions. Call on the context's queue.
     public func reset() {
         checkAccess("reset()")
+        state.undoManager?.removeAllActions()
         let registered = state.registry.allObjects
         let registeredIDs = Set(registered.map(\.objectID))
         for object in state.eventObjects { object.eventChanges = [] }

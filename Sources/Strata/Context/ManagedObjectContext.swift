@@ -227,6 +227,8 @@ final class ContextState {
     var isPostingChanges = false
     /// Fetched-results controllers following this context's changes.
     let changeListeners = ContextChangeListeners()
+    /// The undo manager recording the context's changes (see `ManagedObjectContext+Undo.swift`).
+    var undoManager: ObjectUndoManager?
 
     init() {
         registry = ObjectRegistry()

@@ -148,6 +148,7 @@ extension ManagedObject {
         }
         fireFaultIfNeeded()
         guard index < attributeValues.count, !attributeValues[index].isIdentical(to: stored) else { return }
+        willChange(.attribute(index))
         attributeValues[index] = stored
         markChanged(.attribute(index))
     }
@@ -189,6 +190,7 @@ extension ManagedObject {
                 fireFaultIfNeeded()
                 guard index < attributeValues.count else { return }
                 if attributeValues[index].isIdentical(to: stored) { return }
+                willChange(slot)
                 attributeValues[index] = stored
                 markChanged(slot)
             case .failure(let problem):
@@ -197,6 +199,7 @@ extension ManagedObject {
         case .transient(let index):
             fireFaultIfNeeded()
             guard index < transientValues.count else { return }
+            willChange(slot)
             transientValues[index] = AttributeCodec.unwrapOptional(value)
             markChanged(slot)
         case .toOne(let index):
@@ -210,6 +213,16 @@ extension ManagedObject {
         case .fetched:
             record(StrataError(code: StrataError.Code.managedObjectValidation, message: "Fetched property '\(entity.name).\(key)' is read-only", entityName: entity.name, key: key, objectID: objectID))
         }
+    }
+
+    /// Tells the context that the property in `slot` is about to change, when it listens to
+    /// every change (an undo manager is set: ``ObjectRegistry/reportsEveryValueChange``): the
+    /// undo manager reads the old value. Called by every write of a property value, before the
+    /// write. Without a listener it costs a load of a flag of the registry (which `markChanged`
+    /// reads right after) and a branch.
+    @inline(__always)
+    func willChange(_ slot: PropertySlot) {
+        if let registry, registry.reportsEveryValueChange { registry.owner?.objectWillChange(self, at: slot) }
     }
 
     /// Marks a property changed and tells the context, unless the change cannot change what the

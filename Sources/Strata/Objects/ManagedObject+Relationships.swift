@@ -83,6 +83,7 @@ extension ManagedObject {
         let oldID = toOneValues[slot]
         let newID = target?.objectID
         if oldID == newID { return }
+        willChange(.toOne(slot))
         toOneValues[slot] = newID
         markChanged(.toOne(slot))
         guard maintainingInverse, let inverse = entity.layout.inverse(of: .toOne(slot)) else { return }
@@ -179,6 +180,7 @@ extension ManagedObject {
 
     /// Adds `target` to a to-many (at `index` for ordered ones, else at the end).
     func addToMany(_ target: ManagedObject, slot: Int, at index: Int? = nil, maintainingInverse: Bool = true) {
+        willChange(.toMany(slot))
         let inverse = maintainingInverse ? entity.layout.inverse(of: .toMany(slot)) : nil
         if index == nil, deferEdit(slot: slot, { $0.add(target.objectID) }) {
             // Whether it was there already is unknown until the contents load; the inverse
@@ -196,6 +198,7 @@ extension ManagedObject {
 
     /// Removes `target` from a to-many.
     func removeFromToMany(_ target: ManagedObject, slot: Int, maintainingInverse: Bool = true) {
+        willChange(.toMany(slot))
         let inverse = maintainingInverse ? entity.layout.inverse(of: .toMany(slot)) : nil
         if deferEdit(slot: slot, { $0.remove(target.objectID) }) {
             if let inverse { target.inverseRemove(self, at: inverse.slot) }
@@ -223,6 +226,7 @@ extension ManagedObject {
             var seen = Set<ManagedObjectID>()
             let ordered = targets.map(\.objectID).filter { seen.insert($0).inserted }
             if now != ordered {
+                willChange(.toMany(slot))
                 toManyValues[slot] = ToManyValue(ordered)
                 markChanged(.toMany(slot))
             }
@@ -232,6 +236,7 @@ extension ManagedObject {
     /// Moves the objects at `indexes` of an ordered to-many to start at `destination` (an index
     /// in the relationship without them), keeping their relative order.
     func moveInToMany(slot: Int, from indexes: IndexSet, to destination: Int) {
+        willChange(.toMany(slot))
         guard prepareToManyEdit(slot: slot), toManyValues[slot]?.move(from: indexes, to: destination) == true else { return }
         markChanged(.toMany(slot))
     }
@@ -251,9 +256,11 @@ extension ManagedObject {
             if let previous, let partnerSide = entity.layout.inverse(of: slot), let partner = link?.objectForRelationship(previous) {
                 partner.inverseRemove(self, at: partnerSide.slot)
             }
+            willChange(slot)
             toOneValues[index] = source.objectID
             markChanged(slot)
         case .toMany(let index):
+            willChange(slot)
             if deferEdit(slot: index, { $0.add(source.objectID) }) { return }
             guard prepareToManyEdit(slot: index), toManyValues[index]?.append(source.objectID) == true else { return }
             markChanged(slot)
@@ -268,9 +275,11 @@ extension ManagedObject {
         case .toOne(let index):
             fireFaultIfNeeded()
             guard index < toOneValues.count, toOneValues[index] == source.objectID else { return }
+            willChange(slot)
             toOneValues[index] = nil
             markChanged(slot)
         case .toMany(let index):
+            willChange(slot)
             if deferEdit(slot: index, { $0.remove(source.objectID) }) { return }
             guard prepareToManyEdit(slot: index), toManyValues[index]?.remove(source.objectID) == true else { return }
             markChanged(slot)

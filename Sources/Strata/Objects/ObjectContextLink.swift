@@ -15,6 +15,10 @@ protocol ObjectContextLink: AnyObject {
     func fulfillFaultThrowing(of object: ManagedObject) throws
     /// Notes that `object` changed (it becomes updated unless inserted or deleted).
     func objectDidChange(_ object: ManagedObject)
+    /// Tells the context that the property in `slot` of `object` is about to change (its value
+    /// is still the old one). Called only while ``ObjectRegistry/reportsEveryValueChange`` is
+    /// on (an undo manager listens); see `ManagedObject.willChange(_:)`.
+    func objectWillChange(_ object: ManagedObject, at slot: PropertySlot)
     /// Records a problem that the next `save()` reports (for APIs that cannot throw).
     func recordProblem(_ problem: StrataError, for object: ManagedObject)
     /// The object registered for `id`, or a new fault for it.

@@ -18,9 +18,12 @@ final class ObjectRegistry {
     /// themselves hold the registry, not the context.
     unowned(unsafe) var owner: (any ObjectContextLink)?
     /// Whether the owner wants to hear of every value change, even of objects whose change
-    /// state it does not alter (an observer of its unit of work is subscribed). When false, a
+    /// state it does not alter (an observer of its unit of work is subscribed: an undo
+    /// manager). When true, every write of a property value is also announced before it
+    /// happens (`ManagedObject.willChange`), with the old value still in place. When false, a
     /// setter on an inserted object, or on an updated one whose update this event already
-    /// noted, does not call the context (see `ManagedObject.markChanged`).
+    /// noted, does not call the context (see `ManagedObject.markChanged`), and nothing is
+    /// announced.
     ///
     /// The registry is confined to its context's queue and touched on every fetched, faulted
     /// or deallocated object: release builds skip the runtime's exclusivity checks on its

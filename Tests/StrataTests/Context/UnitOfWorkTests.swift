@@ -325,6 +325,22 @@ struct UnitOfWorkTests {
             let forgotten = observer.changes[beforeReset...]
             #expect(forgotten.allSatisfy { $0.kind == .forgotten } && forgotten.contains { $0.object === kept })
         }
+        // A fault whose row another context deleted: firing it finds the row gone.
+        let cyID = try other.performAndWait {
+            let cy = try person(other, "Cy")
+            try other.save()
+            return cy.objectID
+        }
+        let cyFault = context.performAndWait { context.object(with: cyID) }
+        try other.performAndWait {
+            other.delete(other.object(with: cyID))
+            try other.save()
+        }
+        try context.performAndWait {
+            let mark = observer.changes.count
+            try cyFault.fulfillFault()
+            #expect(observer.recorded(since: mark) == ["vanished<-none"])
+        }
         #expect(observer.kinds == Set(UnitOfWorkChange.Kind.allCases))
         #expect(observer.alwaysConsistent)
         // Unsubscribed: nothing more is heard.

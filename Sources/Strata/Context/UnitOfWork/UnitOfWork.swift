@@ -19,7 +19,9 @@
 ///
 /// **The change hook.** Every change of an object's change state or values that the context
 /// makes passes through one point, `didChange`, which tells the ``UnitOfWorkObserver``s (an undo
-/// manager or a history writer can subscribe). With no observer it costs one branch.
+/// manager or a history writer can subscribe). With no observer it costs one branch. Value
+/// writes also announce themselves before they happen (`willChange(_:at:)`, reached only while
+/// an observer is subscribed), so an undo manager can keep the old value.
 ///
 /// **Queue.** Used only on its context's queue, like the context's other state.
 final class UnitOfWork {
@@ -65,6 +67,14 @@ final class UnitOfWork {
 
     private func report(_ change: UnitOfWorkChange) {
         for observer in observers { observer.unitOfWork(self, didRecord: change) }
+    }
+
+    /// The property in `slot` of `object` is about to change (a setter, a relationship edit or
+    /// inverse maintenance; its value is still the old one): observers that keep old values
+    /// (an undo manager) read it now. Objects call it only while an observer is subscribed
+    /// (``ObjectRegistry/reportsEveryValueChange``), so it costs nothing otherwise.
+    func willChange(_ object: ManagedObject, at slot: PropertySlot) {
+        for observer in observers { observer.unitOfWork(self, willChange: object, at: slot) }
     }
 
     // MARK: Transitions
@@ -121,7 +131,7 @@ final class UnitOfWork {
         let previous = object.change
         leave(object, previous)
         object.change = .deleted
-        didChange(object, .deleted, from: previous)
+        didChange(object, .vanished, from: previous)
     }
 
     /// Undoes a delete (the object is inserted again): an object without a saved row becomes
