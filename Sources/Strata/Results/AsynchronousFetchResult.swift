@@ -30,6 +30,9 @@ public final class AsynchronousFetchResult<ResultType>: PersistentStoreResult {
     /// `perform` block). Cancelling it cancels the fetch.
     public let progress: Progress
     private let job: BackgroundFetch
+    /// The rows the off-queue read reported so far. Thread-safe (tests use it to act while
+    /// the read runs).
+    var rowsReadSoFar: Int { job.watcher.rowsReported }
     private var storedResult: [ResultType]?
     private var storedError: (any Error)?
     private var isFinished = false

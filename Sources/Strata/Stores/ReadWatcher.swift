@@ -16,12 +16,16 @@ final class ReadWatcher: Sendable {
     static let reportInterval = 4096
 
     private let cancelled = Atomic<Bool>(false)
+    private let reported = Atomic<Int>(0)
     private let onRows: @Sendable (Int) -> Void
 
     /// A watcher that hands the number of rows read so far to `onRows` (on the reading thread).
     init(onRows: @escaping @Sendable (Int) -> Void) {
         self.onRows = onRows
     }
+
+    /// The rows the read reported so far (from any thread; tests watch a read with it).
+    var rowsReported: Int { reported.load(ordering: .acquiring) }
 
     /// Whether ``cancel()`` was called.
     var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
@@ -32,6 +36,7 @@ final class ReadWatcher: Sendable {
     /// Reports `count` rows read so far; throws the cancellation error when cancelled.
     func rowsRead(_ count: Int) throws {
         if isCancelled { throw Self.cancellationError() }
+        reported.store(count, ordering: .releasing)
         onRows(count)
     }
 
@@ -39,6 +44,7 @@ final class ReadWatcher: Sendable {
     /// cancelled (the rows are then dropped).
     func finished(_ count: Int) throws {
         if isCancelled { throw Self.cancellationError() }
+        reported.store(count, ordering: .releasing)
         onRows(count)
     }
 
