@@ -227,12 +227,16 @@ final class BackgroundFetch: Sendable {
     let watcher: ReadWatcher
     let relay: ProgressRelay
 
-    /// A fetch reporting to `progress`, whose updates run on `queue` (the context's). Cancelling
+    /// A fetch reporting to `progress`, whose updates run on `queue` (the context's), and to
+    /// `observer` on the reading thread. Cancelling
     /// `progress` (or its parent) cancels the fetch: Foundation calls the cancellation handler
     /// soon after, on a global queue, and the completion checks `progress.isCancelled` too.
-    init(progress: Progress, queue: DispatchQueue) {
+    init(progress: Progress, queue: DispatchQueue, observer: (@Sendable (Int) -> Void)? = nil) {
         let relay = ProgressRelay(progress: progress, queue: queue)
-        let watcher = ReadWatcher { relay.setCompleted($0) }
+        let watcher = ReadWatcher { count in
+            relay.setCompleted(count)
+            observer?(count)
+        }
         self.progress = progress
         self.relay = relay
         self.watcher = watcher

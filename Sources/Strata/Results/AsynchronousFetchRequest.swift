@@ -39,6 +39,10 @@ public final class AsynchronousFetchRequest<ResultType>: PersistentStoreRequest 
     /// it before `execute(_:)`, on the thread that configures the request.
     public var estimatedResultCount = 0
 
+    /// Called on the reading thread with each count of rows read, after the progress was told
+    /// (tests pause a read with it to act while it runs; a block here delays the read).
+    var readObserver: (@Sendable (Int) -> Void)?
+
     /// `.fetchRequestType` (an asynchronous fetch is a fetch). Any thread that may read the
     /// request.
     public var requestType: PersistentStoreRequestType { .fetchRequestType }
@@ -56,7 +60,7 @@ extension AsynchronousFetchRequest: ContextAsynchronousRequest {
     /// starts the fetch and returns the result. On the context's queue.
     func start(in context: ManagedObjectContext) -> PersistentStoreResult {
         let progress = Progress(totalUnitCount: -1)
-        let job = BackgroundFetch(progress: progress, queue: context.queue)
+        let job = BackgroundFetch(progress: progress, queue: context.queue, observer: readObserver)
         let result = AsynchronousFetchResult(request: self, context: context, progress: progress, job: job)
         let bound = ContextQueueBound(result, to: context)
         let resultType = fetchRequest.resultType

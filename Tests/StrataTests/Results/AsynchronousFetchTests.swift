@@ -1,8 +1,9 @@
 import Foundation
-@testable import Strata
 import StrataSQLite
 import StrataTestSupport
 import Testing
+
+@testable import Strata
 
 /// Asynchronous fetches (issue #15, item 5): `AsynchronousFetchRequest` through `execute(_:)`
 /// and the `async` forms, on both stores.
@@ -268,17 +269,43 @@ struct AsynchronousFetchTests {
         var result: AsynchronousFetchResult<ManagedObject>?
     }
 
+    /// The row counts a read reported, and a pause at the third one (set on the reading
+    /// thread, read by the test).
+    final class ReadGate: @unchecked Sendable {
+        // @unchecked Sendable: `counts` is guarded by `lock`; the semaphores are thread-safe.
+        private let lock = NSLock()
+        private var counts: [Int] = []
+        let paused = DispatchSemaphore(value: 0)
+        let resume = DispatchSemaphore(value: 0)
+
+        func report(_ count: Int) {
+            guard count > 0 else { return }
+            let reports = lock.withLock {
+                counts.append(count)
+                return counts.count
+            }
+            if reports == 3 {
+                paused.signal()
+                resume.wait()
+            }
+        }
+
+        var reported: [Int] { lock.withLock { counts } }
+    }
+
     /// Core Data: the result's `progress` reports the fetch's progress and `cancel()` cancels
     /// it (Apple's `NSPersistentStoreAsynchronousResult` pages). Strata: the progress counts
     /// rows read (total from a count query first), grows while the reader connection reads,
     /// and a cancel midway stops the read; the completion still runs, reporting the
     /// cancellation (finalResult nil, operationError 3072), and nothing is registered. No
-    /// timing is asserted: the test cancels once it has seen the count grow three times.
+    /// timing is involved: the read pauses at its third report of rows read until the test
+    /// has cancelled it.
     @Test("a fetch of 1,000,000 rows reports progress, cancels midway and leaves nothing registered")
     func millionRowsProgressAndCancel() async throws {
         let stack = try Self.millionPeople()
         let context = stack.newContext()
         let box = ResultBox()
+        let gate = ReadGate()
         let completion = AsyncStream<(finalResult: Bool, code: Int?, registered: Int, completed: Int64, cancelled: Bool)>.makeStream()
         let progress: Progress = try await context.perform {
             let request = AsynchronousFetchRequest(fetchRequest: Self.request()) { result in
@@ -286,22 +313,21 @@ struct AsynchronousFetchTests {
                     (result.finalResult != nil, (result.operationError as? StrataError)?.code, context.registeredObjects.count, result.progress.completedUnitCount, result.progress.isCancelled))
                 completion.continuation.finish()
             }
+            request.readObserver = { gate.report($0) }
             let result = try #require(try context.execute(request) as? AsynchronousFetchResult<ManagedObject>)
             box.result = result
             return result.progress
         }
-        // Hold the context's queue while the read runs off it (so the completion cannot run),
-        // watch the rows read grow three times, then cancel: deterministic under any load.
-        let seen = context.performAndWait { () -> [Int] in
-            var seen: [Int] = []
-            let deadline = Date().addingTimeInterval(120)  // against a hang only; not a timing assertion
-            while seen.count < 3 && Date() < deadline {
-                let read = box.result?.rowsReadSoFar ?? 0
-                if read > (seen.last ?? 0) { seen.append(read) }
+        // Wait (off the cooperative pool) until the read pauses at its third report.
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                gate.paused.wait()
+                continuation.resume()
             }
-            box.result?.cancel()
-            return seen
         }
+        await context.perform { box.result?.cancel() }
+        gate.resume.signal()
+        let seen = gate.reported
         #expect(seen.count == 3)
         #expect(seen == seen.sorted() && Set(seen).count == seen.count)
         var reported: (finalResult: Bool, code: Int?, registered: Int, completed: Int64, cancelled: Bool)?
@@ -316,9 +342,9 @@ struct AsynchronousFetchTests {
         let after = try await context.perform { () -> (Int, Int, Bool) in
             (context.registeredObjects.count, try context.count(for: Self.request()), context.hasChanges)
         }
+        #expect(after == (0, 1_000_000, false))
         let total = await context.perform { progress.totalUnitCount }
         #expect(total == 1_000_000)  // counted before the rows were read
-        #expect(after == (0, 1_000_000, false))
     }
 
     /// Core Data: cancelling the result's progress is the way `cancel()` works too (Foundation's
