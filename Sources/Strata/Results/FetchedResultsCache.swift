@@ -8,14 +8,16 @@ import Foundation
 /// write-ahead log; stores without a file are never cached). Reading it registers the objects
 /// as faults without running the fetch.
 ///
-/// Format: a magic line, a 4-byte length and a JSON header, then 16 bytes per object (entity
-/// index and store index as 32-bit integers, primary key as a 64-bit integer, little-endian).
+/// Format: a magic line, a 16-byte checksum of the rest (`StableHash`), a 4-byte length and a
+/// JSON header, then 16 bytes per object (entity index and store index as 32-bit integers,
+/// primary key as a 64-bit integer, little-endian). A file whose checksum does not match is
+/// ignored and deleted.
 /// Thread-safe (files only); the objects are registered on the caller's context's queue.
 struct FetchedResultsCache {
     let url: URL
     let fingerprint: String
 
-    private static let magic = Data("STRATA-FRC-1\n".utf8)
+    private static let magic = Data("STRATA-FRC-2\n".utf8)
 
     private struct Header: Codable {
         struct Section: Codable {
@@ -126,16 +128,26 @@ struct FetchedResultsCache {
             fingerprint: fingerprint, stamp: stamp, stores: stores, entities: entities,
             sections: layout.sections.map { Header.Section(name: $0.name, indexTitle: $0.indexTitle, count: $0.entries.count) })
         guard let json = try? JSONEncoder().encode(header) else { return }
+        var rest = Data()
+        withUnsafeBytes(of: UInt32(json.count).littleEndian) { rest.append(contentsOf: $0) }
+        rest.append(json)
+        rest.append(body)
         var file = Self.magic
-        withUnsafeBytes(of: UInt32(json.count).littleEndian) { file.append(contentsOf: $0) }
-        file.append(json)
-        file.append(body)
+        file.append(Self.checksum(rest))
+        file.append(rest)
         do {
             try FileManager.default.createDirectory(at: Self.directory, withIntermediateDirectories: true)
             try file.write(to: url, options: .atomic)
         } catch {
             try? FileManager.default.removeItem(at: url)
         }
+    }
+
+    /// The checksum of a cache file's contents after its magic line.
+    private static func checksum(_ data: Data) -> Data {
+        var hash = StableHash()
+        hash.combine(data)
+        return hash.data
     }
 
     // MARK: Reading
@@ -155,8 +167,10 @@ struct FetchedResultsCache {
     private func decode(_ file: Data, coordinator: PersistentStoreCoordinator, context: ManagedObjectContext) -> [ResultsEntry]? {
         let bytes = [UInt8](file)
         let magic = [UInt8](Self.magic)
-        guard bytes.count >= magic.count + 4, Array(bytes[0..<magic.count]) == magic else { return nil }
-        var offset = magic.count
+        guard bytes.count >= magic.count + 20, Array(bytes[0..<magic.count]) == magic,
+            Data(bytes[magic.count..<magic.count + 16]) == Self.checksum(Data(bytes[(magic.count + 16)...]))
+        else { return nil }
+        var offset = magic.count + 16
         func readUInt32() -> UInt32 {
             var value: UInt32 = 0
             for shift in 0..<4 { value |= UInt32(bytes[offset + shift]) << (8 * shift) }
