@@ -15,8 +15,9 @@ open class AnyFetchedResultsController: ContextChangeListener {
     public let sectionNameKeyPath: String?
     /// The name of the on-disk cache of the section layout, or `nil` for none.
     public let cacheName: String?
-    /// Who hears of changes to the results (held weakly, as in Core Data). Set on the context's
-    /// queue.
+    /// Who hears of changes to the results (held weakly, as in Core Data). Without one the
+    /// controller does not track changes (Core Data's "no tracking" mode): its results stay
+    /// those of the last ``performFetch()``. Set on the context's queue.
     public weak var delegate: (any FetchedResultsControllerDelegate)?
 
     /// The request's parts the controller needs without its result type.
@@ -130,7 +131,9 @@ open class AnyFetchedResultsController: ContextChangeListener {
     // MARK: Following the context
 
     func context(_ context: ManagedObjectContext, objectsDidChange changes: ObjectsDidChange) {
-        guard let layout else { return }
+        // Without a delegate the controller does not track changes (Core Data's "no tracking"
+        // mode): its results stay those of the last performFetch().
+        guard let layout, delegate != nil else { return }
         var reportingUpdates = Set<ObjectIdentifier>()
         for object in changes.updated { reportingUpdates.insert(ObjectIdentifier(object)) }
         for object in changes.refreshed { reportingUpdates.insert(ObjectIdentifier(object)) }
@@ -161,7 +164,7 @@ open class AnyFetchedResultsController: ContextChangeListener {
 
     func context(_ context: ManagedObjectContext, didSaveInserting inserted: Set<ManagedObject>) {
         // Saved inserts have permanent IDs now, which may reorder objects with equal sort keys.
-        guard let layout, !inserted.isEmpty else { return }
+        guard let layout, delegate != nil, !inserted.isEmpty else { return }
         if request.isWindowed {
             refetchAndReport(reportingUpdates: [])
             return

@@ -90,6 +90,8 @@ struct FetchedResultsCacheTests {
             try FetchedResultsControllerTests.seedWorldCup(context)
             let controller = Self.controller(context, WorldCup.teamsByZone(), cacheName: name)
             try controller.performFetch()
+            let recorder = TableRecorder(controller)
+            controller.delegate = recorder
             #expect(FileManager.default.fileExists(atPath: file.path))
             controller.fetchedObjects?.first?.setValue(Int64(99), forKey: "wins")
             context.processPendingChanges()

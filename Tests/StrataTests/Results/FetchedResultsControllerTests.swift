@@ -236,6 +236,26 @@ struct FetchedResultsControllerTests {
         }
     }
 
+    /// Core Data: with no delegate the controller does not track changes ("No tracking: the
+    /// delegate is set to nil. The controller simply provides access to the data as it was when
+    /// the fetch was executed", NSFetchedResultsController overview).
+    @Test("without a delegate the results stay those of the fetch", arguments: TestStack.Kind.allCases)
+    func noTrackingWithoutDelegate(kind: TestStack.Kind) throws {
+        let stack = try TestStack(model: WorldCup.model(), kind: kind)
+        let context = stack.newContext()
+        try context.performAndWait {
+            try Self.seedWorldCup(context)
+            let controller = FetchedResultsController(
+                fetchRequest: WorldCup.teamsByZone(), managedObjectContext: context, sectionNameKeyPath: "qualifyingZone", cacheName: nil)
+            try controller.performFetch()
+            WorldCup.insertTeam(context, name: "Egypt", zone: "Africa", wins: 1)
+            context.processPendingChanges()
+            #expect(controller.fetchedObjects?.count == 9)
+            try controller.performFetch()
+            #expect(controller.fetchedObjects?.count == 10)
+        }
+    }
+
     /// A window (`fetchLimit`): the controller keeps the first n objects in order.
     @Test("a fetch limit keeps the first objects", arguments: TestStack.Kind.allCases)
     func fetchLimitWindow(kind: TestStack.Kind) throws {
