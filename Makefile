@@ -28,6 +28,8 @@ examples: deps
 	./.build/debug/strata-history-importer
 	$(SWIFT) build -j $(JOBS) --product strata-undo-editor
 	./.build/debug/strata-undo-editor
+	$(SWIFT) build -j $(JOBS) --product strata-live-results
+	./.build/debug/strata-live-results
 
 # Builds and runs every test.
 test: deps

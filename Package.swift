@@ -5,7 +5,7 @@
 // Layering (a lower target never imports a higher one):
 //   StrataLocks (the one lock type, TSan-aware) ← every target that locks;
 //   CSQLite ← StrataSQLite ← Strata ← StrataTestSupport ← StrataStressKit ← StrataStress / tests;
-//   Strata ← StrataDemo / StrataHistoryImporter / StrataUndoEditor (Examples/) / Benchmarks
+//   Strata ← StrataDemo / StrataHistoryImporter / StrataUndoEditor / StrataLiveResults (Examples/) / Benchmarks
 // CJemalloc is linked only by the Stress and Benchmarks executables, never by the library.
 // CStrataFaultVFS (an I/O-fault-injecting SQLite VFS) is linked only by the reliability harness
 // and its tests, never by the library. The libFuzzer target is built by `make fuzz` with swiftc
@@ -26,6 +26,7 @@ let package = Package(
         .executable(name: "strata-demo", targets: ["StrataDemo"]),
         .executable(name: "strata-history-importer", targets: ["StrataHistoryImporter"]),
         .executable(name: "strata-undo-editor", targets: ["StrataUndoEditor"]),
+        .executable(name: "strata-live-results", targets: ["StrataLiveResults"]),
     ],
     targets: [
         .systemLibrary(
@@ -72,6 +73,12 @@ let package = Package(
             name: "StrataUndoEditor",
             dependencies: ["Strata"],
             path: "Examples/UndoEditor",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "StrataLiveResults",
+            dependencies: ["Strata"],
+            path: "Examples/LiveResults",
             swiftSettings: strictSettings
         ),
         .target(
