@@ -109,6 +109,43 @@ struct FetchedResultsControllerTests {
         }
     }
 
+    /// A predicate over a related object's attribute (`zone.name BEGINSWITH 'E'`): renaming a
+    /// zone brings its teams in or takes them out (issue #15: "changes to a related object's
+    /// attribute that appears in the predicate or a sort key are seen"); the controller finds
+    /// them through the inverse relationship.
+    @Test("a related object's change brings objects into and out of a predicate", arguments: TestStack.Kind.allCases)
+    func relatedPredicate(kind: TestStack.Kind) throws {
+        let stack = try TestStack(model: WorldCup.model(), kind: kind)
+        let context = stack.newContext()
+        try context.performAndWait {
+            let europe = WorldCup.insertZone(context, name: "Europe")
+            let asia = WorldCup.insertZone(context, name: "Asia")
+            WorldCup.insertTeam(context, name: "Germany", zone: "", wins: 7, zoneObject: europe)
+            WorldCup.insertTeam(context, name: "Japan", zone: "", wins: 4, zoneObject: asia)
+            WorldCup.insertTeam(context, name: "Korea", zone: "", wins: 3, zoneObject: asia)
+            try context.save()
+            context.reset()
+            let request = FetchRequest<ManagedObject>(entityName: "Team")
+            request.predicate = ObjectPredicate(format: "zone.name BEGINSWITH %@", "E")
+            request.sortDescriptors = [ObjectSortDescriptor(key: "wins", ascending: false)]
+            let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
+            try controller.performFetch()
+            let recorder = TableRecorder(controller)
+            controller.delegate = recorder
+            let names = { (controller.fetchedObjects ?? []).compactMap { $0.value(forKey: "name") as? String } }
+            #expect(names() == ["Germany"])
+            try context.existingObject(with: asia.objectID).setValue("Eurasia", forKey: "name")
+            context.processPendingChanges()
+            #expect(names() == ["Germany", "Japan", "Korea"])
+            try context.existingObject(with: europe.objectID).setValue("Old Europe", forKey: "name")
+            context.processPendingChanges()
+            #expect(names() == ["Japan", "Korea"])
+            #expect(recorder.table == TableState(controller))
+            #expect(recorder.problems.isEmpty, "\(recorder.problems)")
+            #expect(recorder.counts == [.insert: 2, .delete: 1])
+        }
+    }
+
     /// Core Data reports an object whose change moves it as one `.move` (old and new index
     /// paths), and one that stays in place as `.update` (NSFetchedResultsChangeType).
     @Test("an update that changes position is one move; one that does not is an update", arguments: TestStack.Kind.allCases)
