@@ -18,6 +18,7 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     private var _regularExpression: String?
     private var _allowsExternalBinaryDataStorage = false
     private var _preservesValueInHistoryOnDeletion = false
+    private var _derivationExpression: String?
 
     /// Creates an attribute. `isOptional` defaults to true, as in Core Data.
     public init(name: String, type: AttributeType, isOptional: Bool = true, defaultValue: (any Sendable)? = nil) {
@@ -76,7 +77,9 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
         set { mutate("regularExpression") { _regularExpression = newValue } }
     }
 
-    /// Accepted for compatibility with Core Data models; Strata always stores data in the row.
+    /// Whether large values may live in files beside the store (Core Data's "Allows External
+    /// Storage"). Read from model files and kept, but not yet acted on: Strata stores every
+    /// value in the row (see docs/models-and-migration.md, "External binary storage").
     public var allowsExternalBinaryDataStorage: Bool {
         get { _allowsExternalBinaryDataStorage }
         set { mutate("allowsExternalBinaryDataStorage") { _allowsExternalBinaryDataStorage = newValue } }
@@ -90,6 +93,19 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
         get { _preservesValueInHistoryOnDeletion }
         set { mutate("preservesValueInHistoryOnDeletion") { _preservesValueInHistoryOnDeletion = newValue } }
     }
+
+    /// For a derived attribute (Core Data's `NSDerivedAttributeDescription`, Xcode's `derived`
+    /// attributes): the expression its value is derived from, as written in the model file
+    /// (for example `tags.@count` or `now()`). Strata keeps it but does not evaluate it: a
+    /// derived attribute is stored and saved like any other attribute. Not part of the version
+    /// hash. Set before the model is used; read from any queue.
+    public var derivationExpression: String? {
+        get { _derivationExpression }
+        set { mutate("derivationExpression") { _derivationExpression = newValue } }
+    }
+
+    /// Whether the attribute is derived (it has a ``derivationExpression``). Any queue.
+    public var isDerived: Bool { _derivationExpression != nil }
 
     /// Whether the attribute has value rules of its own (range, length, pattern).
     var hasValueRules: Bool {

@@ -23,6 +23,8 @@ public final class EntityDescription: EntityIdentity, @unchecked Sendable, Hasha
     private var _userInfo: [String: any Sendable] = [:]
     private var _versionHashModifier: String?
     private var _renamingIdentifier: String?
+    private var _representedClassName: String?
+    private var _indexes: [FetchIndexDescription] = []
 
     /// The entity this one inherits from; set through the parent's `subentities`.
     public internal(set) var superentity: EntityDescription? {
@@ -143,6 +145,25 @@ public final class EntityDescription: EntityIdentity, @unchecked Sendable, Hasha
         set { mutate("renamingIdentifier") { _renamingIdentifier = newValue } }
     }
 
+    /// The class name a model file gives the entity (Xcode's "Class" field, `representedClassName`,
+    /// such as `Note`, `MyApp.Note` or `.Note`); `nil` for entities built in code.
+    /// `ManagedObjectModel(contentsOf:managedObjectClasses:)` maps it to a Swift class. Set before
+    /// the model is used; read from any queue.
+    public var representedClassName: String? {
+        get { _representedClassName }
+        set { mutate("representedClassName") { _representedClassName = newValue } }
+    }
+
+    /// The entity's fetch indexes (Core Data's `NSEntityDescription.indexes`, Xcode's fetch
+    /// indexes and compound indexes). Kept with the model and read from model files; the SQLite
+    /// store creates its indexes from ``PropertyDescription/isIndexed`` only, so these do not yet
+    /// create indexes of their own. Not part of the version hash (as in Core Data). Set before
+    /// the model is used; read from any queue.
+    public var indexes: [FetchIndexDescription] {
+        get { _indexes }
+        set { mutate("indexes") { _indexes = newValue } }
+    }
+
     // MARK: Lookups (including inherited properties)
 
     /// All properties, inherited ones first.
@@ -217,13 +238,23 @@ public final class EntityDescription: EntityIdentity, @unchecked Sendable, Hasha
     /// reports) cannot make them loop forever.
     static let maximumDepth = 1_000
 
-    /// A stable hash of what makes stored data of this entity compatible: its name, its
-    /// ancestors, and the version hashes of its properties.
-    public var versionHash: Data {
+    /// A stable hash of what makes stored data of this entity compatible, from the inputs Core
+    /// Data documents for `NSEntityDescription.versionHash`: the name, the version hash of the
+    /// superentity, whether it is abstract, the ``versionHashModifier`` and the version hashes of
+    /// the properties it declares (Strata also mixes in its uniqueness constraints). User info,
+    /// validation rules, default values, renaming identifiers, indexes and the class do not
+    /// change it. Not byte-compatible with Core Data's SHA-256 hashes. Any queue.
+    public var versionHash: Data { versionHash(depth: 0) }
+
+    private func versionHash(depth: Int) -> Data {
         var hash = StableHash()
         hash.combine("entity")
         hash.combine(_name)
-        hash.combine(superentity?.name ?? "")
+        if let parent = superentity, depth < Self.maximumDepth {
+            hash.combine(parent.versionHash(depth: depth + 1))
+        } else {
+            hash.combine("")
+        }
         hash.combine(_isAbstract ? "abstract" : "concrete")
         hash.combine(_versionHashModifier ?? "")
         for property in _properties.sorted(by: { $0.name < $1.name }) {

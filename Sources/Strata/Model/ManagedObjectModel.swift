@@ -15,6 +15,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
     private var _configurations: [String: [String]] = [:]
     private var _fetchRequestTemplates: [String: FetchRequestTemplate] = [:]
     private var _versionIdentifiers: Set<String> = []
+    private var _userInfo: [String: any Sendable] = [:]
     /// Set once by `freeze()` and never changed: read without a lock (entity lookups by code
     /// and class run for every fetched row and every inserted object). The model owns the
     /// state through the retain `freeze()` took and `deinit` gives back; a load is one atomic
@@ -109,10 +110,19 @@ public final class ManagedObjectModel: @unchecked Sendable {
         return result
     }
 
-    /// Free-form identifiers of this model version.
+    /// Free-form identifiers of this model version (from a model file: its "Identifier" in
+    /// Xcode, `userDefinedModelVersionIdentifier`). Not part of the version hash, as in Core
+    /// Data. Set before the model is used; read from any queue.
     public var versionIdentifiers: Set<String> {
         get { _versionIdentifiers }
         set { mutate("versionIdentifiers") { _versionIdentifiers = newValue } }
+    }
+
+    /// Free-form information for the app (a model file's model-level `userInfo`). Not part of
+    /// the version hash. Set before the model is used; read from any queue.
+    public var userInfo: [String: any Sendable] {
+        get { _userInfo }
+        set { mutate("userInfo") { _userInfo = newValue } }
     }
 
     /// Each entity's version hash by entity name.
@@ -133,6 +143,12 @@ public final class ManagedObjectModel: @unchecked Sendable {
         }
         return hash.data
     }
+
+    /// The model's version checksum (Core Data's `versionChecksum`): ``versionHash`` in base64.
+    /// Equal checksums mean equal entity version hashes. Staged migration names model versions
+    /// by it. Not Core Data's value for the same model (see ``EntityDescription/versionHash``).
+    /// Any queue.
+    public var versionChecksum: String { versionHash.base64EncodedString() }
 
     // MARK: Configurations
 
@@ -191,7 +207,13 @@ public final class ManagedObjectModel: @unchecked Sendable {
     /// duplicate or reserved names, unusable types, defaults that do not fit their type, unknown
     /// transformers, broken relationships and inverses, inheritance cycles, bad constraints.
     public func checkModel() throws {
-        let problems = ModelChecker(model: self).problems()
+        try checkModel(checksTransformers: true)
+    }
+
+    /// ``checkModel()``, optionally without requiring the value transformers to be registered
+    /// yet (a model file is read before its app registers them).
+    func checkModel(checksTransformers: Bool) throws {
+        let problems = ModelChecker(model: self, checksTransformers: checksTransformers).problems()
         guard problems.isEmpty else {
             throw StrataError(
                 code: StrataError.Code.coreData,

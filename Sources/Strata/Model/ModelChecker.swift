@@ -3,6 +3,8 @@ import Foundation
 /// Finds every problem of a model before it is used, so one error can list them all.
 struct ModelChecker {
     let model: ManagedObjectModel
+    /// Whether a transformable attribute's transformer must already be registered.
+    var checksTransformers = true
 
     /// Property names that would hide `ManagedObject` API or break key-value lookups.
     static let reservedPropertyNames: Set<String> = [
@@ -121,7 +123,7 @@ struct ModelChecker {
         if attribute.type == .objectID {
             found.append(problem("Attribute '\(entityName).\(key)' has type objectID, which is only for expressions", entity: entityName, key: key))
         }
-        if attribute.type == .transformable {
+        if attribute.type == .transformable && checksTransformers {
             let transformer = attribute.valueTransformerName ?? AttributeValueTransformers.propertyListTransformerName
             if AttributeValueTransformers.transformer(forName: transformer) == nil {
                 found.append(

@@ -127,5 +127,8 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
         hash.combine(_inverseName ?? "")
         hash.combine(_isToMany ? "many" : "one")
         hash.combine(_isOrdered ? "ordered" : "unordered")
+        // Core Data's relationship hash includes the count bounds (NSRelationshipDescription.versionHash).
+        hash.combine(String(_minCount))
+        hash.combine(String(_maxCount))
     }
 }

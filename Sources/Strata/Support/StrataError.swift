@@ -23,8 +23,11 @@ public struct StrataError: Error, Sendable, CustomStringConvertible, LocalizedEr
     public var valueDescription: String?
     /// The store file involved, if any.
     public var url: URL?
-    /// For predicate and model-file parse errors: the character offset of the bad token.
+    /// For predicate parse errors: the character offset of the bad token.
     public var offset: Int?
+    /// For model-file errors: the 1-based line of the offending element in its file (see
+    /// ``url``), when the problem is at one line.
+    public var line: Int?
     /// For predicate parse errors: the input with a caret under the bad token.
     public var sourceExcerpt: String?
     /// For SQLite failures: the primary and extended result codes.
@@ -71,6 +74,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible, LocalizedEr
         if let objectID { parts.append("object: \(objectID.uriRepresentation().absoluteString)") }
         if let valueDescription { parts.append("value: \(valueDescription)") }
         if let offset { parts.append("offset: \(offset)") }
+        if let line { parts.append("line: \(line)") }
         if let url { parts.append("file: \(url.path)") }
         if let sqliteCode { parts.append("SQLite code: \(sqliteExtendedCode ?? sqliteCode)") }
         if let sqliteMessage { parts.append("SQLite message: \(sqliteMessage)") }
