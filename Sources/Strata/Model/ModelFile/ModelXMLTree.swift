@@ -48,12 +48,21 @@ enum ModelXMLTree {
         let builder = TreeBuilder(parser: parser)
         parser.delegate = builder
         let succeeded = parser.parse()
-        if !succeeded || builder.root == nil {
-            let reason = parser.parserError.map { ($0 as NSError).localizedDescription } ?? "no root element"
+        guard succeeded, builder.errorLine == nil, let root = builder.root, builder.stack.isEmpty else {
+            // FoundationXML on Linux may accept a truncated document: an element left open is
+            // reported here, at the last line read.
+            let reason: String
+            if let error = parser.parserError {
+                reason = (error as NSError).localizedDescription
+            } else if let open = builder.stack.last {
+                reason = "the file ends before <\(open.name)> is closed"
+            } else {
+                reason = "there is no root element"
+            }
             throw ModelFileError.make(
-                "The XML is malformed (\(reason))", file: file, line: parser.lineNumber, element: builder.stack.last?.name ?? "document")
+                "The XML is malformed (\(reason))", file: file, line: builder.errorLine ?? parser.lineNumber, element: builder.stack.last?.name ?? "document")
         }
-        return builder.root!
+        return root
     }
 
     private final class TreeBuilder: NSObject, XMLParserDelegate {
@@ -70,6 +79,13 @@ enum ModelXMLTree {
             let element = ModelXMLElement(name: elementName, attributes: attributeDict, line: parser.lineNumber)
             if let parent = stack.last { parent.children.append(element) } else if root == nil { root = element }
             stack.append(element)
+        }
+
+        /// The line of the first parse error the parser reported.
+        var errorLine: Int?
+
+        func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+            if errorLine == nil { errorLine = parser.lineNumber }
         }
 
         func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {

@@ -1,0 +1,145 @@
+import Foundation
+import Strata
+import StrataTestSupport
+import Testing
+
+/// Malformed model files: each is a thrown ``StrataError`` naming the file, the line and the
+/// element — never a crash (Core Data refuses such files at compile time, in momc; Strata reads
+/// the source XML, so it must say where the problem is).
+@Suite("Model files: malformed files")
+struct ModelFileErrorTests {
+    func error(loading xml: String) throws -> StrataError {
+        let scratch = ModelFileScratch()
+        let url = try scratch.writeVersion(xml)
+        return try #require(throws: StrataError.self) { try ManagedObjectModel(contentsOf: url) }
+    }
+
+    func expectPlace(_ error: StrataError, line: Int, element: String, file: String = "contents", _ comment: String = "") {
+        #expect(error.code == StrataError.Code.coreData)
+        #expect(error.url?.lastPathComponent == file, "\(error)")
+        #expect(error.line == line, "\(error)")
+        #expect(error.message.contains("<\(element)>"), "\(error)")
+        #expect(error.message.contains(file), "\(error)")
+    }
+
+    @Test("bad XML names the line where the parser stopped")
+    func badXML() throws {
+        let error = try error(loading: "<?xml version=\"1.0\"?>\n<model>\n    <entity name=\"A\">\n        <attribute name=\"x\" attributeType=\"String\"\n</model>\n")
+        #expect(error.line != nil && error.line! >= 4, "\(error)")
+        #expect(error.message.contains("malformed"))
+        #expect(error.url?.lastPathComponent == "contents")
+    }
+
+    @Test("an unknown attribute type")
+    func unknownType() throws {
+        let xml = ModelFileScratch.model("<entity name=\"A\">\n<attribute name=\"x\" attributeType=\"Integer 128\"/>\n</entity>")
+        let error = try error(loading: xml)
+        expectPlace(error, line: 4, element: "attribute")
+        #expect(error.message.contains("Integer 128") && error.entityName == "A" && error.key == "x")
+    }
+
+    @Test("a composite attribute is refused clearly")
+    func composite() throws {
+        let error = try error(loading: ModelFileScratch.model("<entity name=\"A\">\n<attribute name=\"x\" attributeType=\"Composite\" composite=\"Point\"/>\n</entity>"))
+        expectPlace(error, line: 4, element: "attribute")
+        #expect(error.message.contains("composite"))
+    }
+
+    @Test("a relationship to a missing entity, or without a destination")
+    func missingDestination() throws {
+        let missing = try error(
+            loading: ModelFileScratch.model("<entity name=\"A\">\n<relationship name=\"r\" optional=\"YES\" maxCount=\"1\" deletionRule=\"Nullify\" destinationEntity=\"Nowhere\"/>\n</entity>"))
+        expectPlace(missing, line: 4, element: "relationship")
+        #expect(missing.message.contains("Nowhere"))
+        let none = try error(loading: ModelFileScratch.model("<entity name=\"A\">\n<relationship name=\"r\" optional=\"YES\" maxCount=\"1\"/>\n</entity>"))
+        expectPlace(none, line: 4, element: "relationship")
+    }
+
+    @Test("duplicate entity and property names, a missing parent, a missing inverse")
+    func duplicatesAndDangling() throws {
+        expectPlace(try error(loading: ModelFileScratch.model("<entity name=\"A\"/>\n<entity name=\"A\"/>")), line: 4, element: "entity")
+        expectPlace(
+            try error(loading: ModelFileScratch.model("<entity name=\"A\">\n<attribute name=\"x\" attributeType=\"String\"/>\n<attribute name=\"x\" attributeType=\"Date\"/>\n</entity>")),
+            line: 5, element: "attribute")
+        expectPlace(try error(loading: ModelFileScratch.model("<entity name=\"A\" parentEntity=\"P\"/>")), line: 3, element: "entity")
+        expectPlace(
+            try error(
+                loading: ModelFileScratch.model(
+                    "<entity name=\"A\">\n<relationship name=\"r\" optional=\"YES\" maxCount=\"1\" destinationEntity=\"A\" inverseName=\"nope\" inverseEntity=\"A\"/>\n</entity>")),
+            line: 4, element: "relationship")
+    }
+
+    @Test("bad values: a default that is not of the type, a bad predicate, an unknown delete rule")
+    func badValues() throws {
+        expectPlace(
+            try error(loading: ModelFileScratch.model("<entity name=\"A\">\n<attribute name=\"x\" attributeType=\"Integer 16\" defaultValueString=\"many\"/>\n</entity>")),
+            line: 4, element: "attribute")
+        expectPlace(
+            try error(loading: ModelFileScratch.model("<entity name=\"A\"/>\n<fetchRequest name=\"f\" entity=\"A\" predicateString=\"name ==== \"/>")),
+            line: 4, element: "fetchRequest")
+        expectPlace(
+            try error(loading: ModelFileScratch.model("<entity name=\"A\"/>\n<fetchRequest name=\"f\" entity=\"B\"/>")),
+            line: 4, element: "fetchRequest")
+        expectPlace(
+            try error(loading: ModelFileScratch.model("<entity name=\"A\">\n<relationship name=\"r\" deletionRule=\"Explode\" destinationEntity=\"A\"/>\n</entity>")),
+            line: 4, element: "relationship")
+        expectPlace(
+            try error(loading: ModelFileScratch.model("<entity name=\"A\"/>\n<configuration name=\"C\">\n<memberEntity name=\"Z\"/>\n</configuration>")),
+            line: 5, element: "memberEntity")
+    }
+
+    @Test("a root element that is not <model>")
+    func wrongRoot() throws {
+        expectPlace(try error(loading: "<?xml version=\"1.0\"?>\n<plist/>"), line: 2, element: "plist")
+    }
+
+    @Test("a version directory without contents, an empty bundle, a missing path")
+    func missingFiles() throws {
+        let scratch = ModelFileScratch()
+        let version = scratch.directory.url.appendingPathComponent("Empty.xcdatamodel")
+        try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+        let noContents = try #require(throws: StrataError.self) { try ManagedObjectModel(contentsOf: version) }
+        #expect(noContents.url?.lastPathComponent == "contents" && noContents.message.contains("<contents>"))
+
+        let bundle = scratch.directory.url.appendingPathComponent("Nothing.xcdatamodeld")
+        try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+        let empty = try #require(throws: StrataError.self) { try ManagedObjectModel(contentsOf: bundle) }
+        #expect(empty.url?.lastPathComponent == "Nothing.xcdatamodeld" && empty.message.contains("no .xcdatamodel"))
+
+        let nowhere = try #require(throws: StrataError.self) { try ManagedObjectModel(contentsOf: scratch.directory.file("No.xcdatamodeld")) }
+        #expect(nowhere.url?.lastPathComponent == "No.xcdatamodeld")
+    }
+
+    @Test("a .xccurrentversion naming a missing version, or several versions and none named")
+    func badCurrentVersion() throws {
+        let scratch = ModelFileScratch()
+        try scratch.writeVersion(ModelFileScratch.model("<entity name=\"A\"/>"), name: "V1", bundle: "M")
+        try scratch.writeVersion(ModelFileScratch.model("<entity name=\"A\"/>"), name: "V2", bundle: "M")
+        let bundle = scratch.directory.url.appendingPathComponent("M.xcdatamodeld")
+        let ambiguous = try #require(throws: StrataError.self) { try ManagedObjectModel(contentsOf: bundle) }
+        #expect(ambiguous.message.contains("2 versions"))
+        _ = try scratch.writeCurrentVersion("V9.xcdatamodel", bundle: "M")
+        let missing = try #require(throws: StrataError.self) { try ManagedObjectModel(contentsOf: bundle) }
+        expectPlace(missing, line: 6, element: "string", file: ".xccurrentversion")
+        #expect(missing.message.contains("V9.xcdatamodel"))
+    }
+
+    // A model the reader accepts element by element but that is inconsistent as a whole is
+    // reported by the model check, naming the file.
+    @Test("a model-level problem found by the model check names the file")
+    func modelCheck() throws {
+        let error = try error(loading: ModelFileScratch.model("<entity name=\"A\">\n<attribute name=\"description\" attributeType=\"String\"/>\n</entity>"))
+        #expect(error.message.contains("contents") && error.message.contains("reserved"))
+        #expect(error.url?.lastPathComponent == "contents")
+    }
+
+    @Test("truncated and garbage files never crash")
+    func garbage() throws {
+        let full = ModelFileFeatureTests.everything
+        for cut in stride(from: 0, to: full.utf8.count, by: 97) {
+            let scratch = ModelFileScratch()
+            let url = try scratch.writeVersion(String(decoding: Array(full.utf8.prefix(cut)), as: UTF8.self))
+            #expect(throws: StrataError.self) { try ManagedObjectModel(contentsOf: url) }
+        }
+    }
+}
