@@ -125,7 +125,8 @@ public final class ManagedObjectModel: @unchecked Sendable {
         set { mutate("userInfo") { _userInfo = newValue } }
     }
 
-    /// Each entity's version hash by entity name.
+    /// Each entity's version hash (``EntityDescription/versionHash``) by entity name; stores
+    /// record it in their metadata. Any queue once the model is no longer edited.
     public var entityVersionHashesByName: [String: Data] {
         var result: [String: Data] = [:]
         for entity in _entities { result[entity.name] = entity.versionHash }
@@ -133,7 +134,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
     }
 
     /// A stable hash of the whole model's storage shape: equal hashes mean a store made with one
-    /// model can be opened with the other.
+    /// model can be opened with the other. Any queue once the model is no longer edited.
     public var versionHash: Data {
         var hash = StableHash()
         hash.combine("model")

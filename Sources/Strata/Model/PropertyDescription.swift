@@ -114,7 +114,10 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
         set { mutate("validationRules") { _validationRules = newValue } }
     }
 
-    /// A stable hash of what makes stored data of this property compatible.
+    /// A stable hash of what makes stored data of this property compatible: its kind, name,
+    /// optionality, transience and ``versionHashModifier`` (Core Data's documented inputs), plus
+    /// an attribute's type, or a relationship's destination, inverse, cardinality, order and
+    /// counts. Not user info, renaming identifier, indexing, defaults or validation. Any queue.
     public var versionHash: Data {
         var hash = StableHash()
         appendVersionHashInputs(to: &hash)
