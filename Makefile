@@ -103,10 +103,11 @@ reliability-quick: deps
 	$(SWIFT) build -j $(JOBS) --product StrataReliability
 	./.build/debug/StrataReliability quick $(RELIABILITY_ARGS)
 
-# libFuzzer over the predicate parser (Fuzz/README.md). Built with swiftc directly, not SwiftPM:
-# -sanitize=fuzzer would be an unsafe flag in Package.swift. StrataLocks, StrataSQLite and Strata become
-# static libraries with coverage (-sanitize=fuzzer,address on a library only instruments it),
-# then the fuzzer links them. FUZZ_SECONDS bounds the run (`fuzz-quick`: 60 s, for CI).
+# libFuzzer over the predicate parser and over the model-file reader (Fuzz/README.md). Built with
+# swiftc directly, not SwiftPM: -sanitize=fuzzer would be an unsafe flag in Package.swift.
+# StrataLocks, StrataSQLite and Strata become static libraries with coverage (-sanitize=fuzzer,address
+# on a library only instruments it), then each fuzzer links them. FUZZ_SECONDS bounds each
+# target's run (`fuzz-quick`: 60 s each, for CI).
 FUZZ_DIR := .build/fuzz
 FUZZ_SECONDS ?= 300
 SWIFTC ?= swiftc
@@ -116,6 +117,7 @@ STRATA_LOCKS_SOURCES := $(shell find Sources/StrataLocks -name '*.swift' | sort)
 STRATA_SQLITE_SOURCES := $(shell find Sources/StrataSQLite -name '*.swift' | sort)
 STRATA_SOURCES := $(shell find Sources/Strata -name '*.swift' | sort)
 FUZZER_SOURCES := $(wildcard Fuzz/PredicateOracle/*.swift) $(wildcard Fuzz/PredicateFuzzer/*.swift)
+MODEL_FUZZER_SOURCES := $(wildcard Fuzz/ModelFileFuzzer/*.swift)
 
 $(FUZZ_DIR)/libStrataLocks.a: $(STRATA_LOCKS_SOURCES)
 	@mkdir -p $(FUZZ_DIR)
@@ -135,13 +137,20 @@ $(FUZZ_DIR)/predicate-fuzzer: $(FUZZER_SOURCES) $(FUZZ_DIR)/libStrata.a
 	$(SWIFTC) $(FUZZ_FLAGS) -module-name PredicateFuzzer $(FUZZER_SOURCES) \
 		-L $(FUZZ_DIR) -lStrata -lStrataSQLite -lStrataLocks -lsqlite3 -use-ld=lld -o $@
 
-fuzz-build: deps $(FUZZ_DIR)/predicate-fuzzer
+$(FUZZ_DIR)/model-file-fuzzer: $(MODEL_FUZZER_SOURCES) $(FUZZ_DIR)/libStrata.a
+	$(SWIFTC) $(FUZZ_FLAGS) -module-name ModelFileFuzzer $(MODEL_FUZZER_SOURCES) \
+		-L $(FUZZ_DIR) -lStrata -lStrataSQLite -lStrataLocks -lsqlite3 -use-ld=lld -o $@
 
+fuzz-build: deps $(FUZZ_DIR)/predicate-fuzzer $(FUZZ_DIR)/model-file-fuzzer
+
+# Both targets run even if the first finds a crash; the recipe fails if either did.
 fuzz: fuzz-build
-	Fuzz/run-fuzzer.sh $(FUZZ_SECONDS)
+	status=0; Fuzz/run-fuzzer.sh $(FUZZ_SECONDS) predicate || status=1; \
+	Fuzz/run-fuzzer.sh $(FUZZ_SECONDS) model-file || status=1; exit $$status
 
 fuzz-quick: fuzz-build
-	Fuzz/run-fuzzer.sh 60
+	status=0; Fuzz/run-fuzzer.sh 60 predicate || status=1; \
+	Fuzz/run-fuzzer.sh 60 model-file || status=1; exit $$status
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Stress Benchmarks Fuzz Examples

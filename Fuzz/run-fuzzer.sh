@@ -1,43 +1,70 @@
 #!/usr/bin/env bash
-# Runs the predicate fuzzer for a bounded time and prints its figures.
-#   Fuzz/run-fuzzer.sh SECONDS [extra libFuzzer flags]
-# New interesting inputs go to .build/fuzz/corpus (not the repository). A crashing input is
-# copied into Fuzz/corpus/predicates/ as crash-<sha1>.txt: commit it, and FuzzCorpusTests
-# replays it from then on (the regression test), after the bug is fixed.
+# Runs one fuzzer for a bounded time and prints its figures.
+#   Fuzz/run-fuzzer.sh SECONDS [predicate|model-file] [extra libFuzzer flags]
+# The target defaults to predicate. New interesting inputs go to .build/fuzz/ (not the repository).
+# A crashing input is copied into the target's corpus folder (Fuzz/corpus/predicates/ or
+# Fuzz/corpus/model-files/) as crash-<sha1>.txt / .xml: commit it, and the corpus tests replay it
+# from then on (the regression test), after the bug is fixed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_TO_RUN="${1:-300}"
 shift || true
-FUZZER=.build/fuzz/predicate-fuzzer
-WORK=.build/fuzz/corpus
-ARTIFACTS=.build/fuzz/artifacts
+TARGET=predicate
+if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
+    TARGET="$1"
+    shift
+fi
+case "$TARGET" in
+predicate)
+    FUZZER=.build/fuzz/predicate-fuzzer
+    WORK=.build/fuzz/corpus
+    ARTIFACTS=.build/fuzz/artifacts
+    SEEDS=Fuzz/corpus/predicates
+    EXTENSION=txt
+    LABEL="predicate parser"
+    TARGET_FLAGS=(-max_len=4096)
+    ;;
+model-file)
+    FUZZER=.build/fuzz/model-file-fuzzer
+    WORK=.build/fuzz/corpus-model-files
+    ARTIFACTS=.build/fuzz/artifacts-model-files
+    SEEDS=Fuzz/corpus/model-files
+    EXTENSION=xml
+    LABEL="model-file reader"
+    TARGET_FLAGS=(-max_len=8192 -dict=Fuzz/model-file.dict)
+    ;;
+*)
+    echo "unknown fuzz target '$TARGET' (predicate or model-file)" >&2
+    exit 2
+    ;;
+esac
 mkdir -p "$WORK" "$ARTIFACTS"
 rm -f "$ARTIFACTS"/crash-* "$ARTIFACTS"/timeout-* "$ARTIFACTS"/oom-* "$ARTIFACTS"/leak-*
 export SWIFT_BACKTRACE=enable=no
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
-LOG=.build/fuzz/last-run.log
-"$FUZZER" -max_total_time="$SECONDS_TO_RUN" -timeout=10 -max_len=4096 -print_final_stats=1 \
-    -artifact_prefix="$ARTIFACTS/" "$@" "$WORK" Fuzz/corpus/predicates >"$LOG" 2>&1
+LOG=.build/fuzz/last-run-$TARGET.log
+"$FUZZER" -max_total_time="$SECONDS_TO_RUN" -timeout=10 "${TARGET_FLAGS[@]}" -print_final_stats=1 \
+    -artifact_prefix="$ARTIFACTS/" "$@" "$WORK" "$SEEDS" >"$LOG" 2>&1
 STATUS=$?
 EXECUTIONS=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$LOG" | grep -o '[0-9]*$' | tail -1)
 RATE=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$LOG" | grep -o '[0-9]*$' | tail -1)
 CRASHES=0
-for artifact in "$ARTIFACTS"/crash-* "$ARTIFACTS"/timeout-* "$ARTIFACTS"/oom-*; do
+for artifact in "$ARTIFACTS"/crash-* "$ARTIFACTS"/timeout-* "$ARTIFACTS"/oom-* "$ARTIFACTS"/leak-*; do
     [ -e "$artifact" ] || continue
     CRASHES=$((CRASHES + 1))
     SUM=$(sha1sum "$artifact" | cut -c1-16)
-    cp "$artifact" "Fuzz/corpus/predicates/crash-$SUM.txt"
-    echo "crash input saved as Fuzz/corpus/predicates/crash-$SUM.txt ($(basename "$artifact"))"
+    cp "$artifact" "$SEEDS/crash-$SUM.$EXTENSION"
+    echo "crash input saved as $SEEDS/crash-$SUM.$EXTENSION ($(basename "$artifact"))"
 done
 if [ "$STATUS" -ne 0 ] && [ "$CRASHES" -eq 0 ]; then
     CRASHES=1
     echo "the fuzzer exited with status $STATUS without an artifact; see $LOG"
 fi
 if [ "$CRASHES" -gt 0 ]; then
-    grep -E 'ERROR|PredicateOracle|SUMMARY|Fatal error' "$LOG" | head -20
+    grep -E 'ERROR|PredicateOracle|ModelFileOracle|SUMMARY|Fatal error' "$LOG" | head -20
 fi
-echo "FUZZ SUMMARY (predicate parser, ${SECONDS_TO_RUN} s)"
+echo "FUZZ SUMMARY ($LABEL, ${SECONDS_TO_RUN} s)"
 echo "  fuzz executions                            ${EXECUTIONS:-0}  (${RATE:-0}/s)"
-echo "  corpus inputs                              $(ls Fuzz/corpus/predicates | wc -l) in the repository, $(ls "$WORK" | wc -l) found by this machine"
+echo "  corpus inputs                              $(ls "$SEEDS" | wc -l) in the repository, $(ls "$WORK" | wc -l) found by this machine"
 echo "  crashes                                    $CRASHES  (must be 0)"
 [ "$CRASHES" -eq 0 ]

@@ -142,4 +142,88 @@ struct ModelFileErrorTests {
             #expect(throws: StrataError.self) { try ManagedObjectModel(contentsOf: url) }
         }
     }
+
+    /// Writes `bytes` as a version's `contents` and returns the error reading it.
+    func error(loading bytes: [UInt8]) throws -> StrataError {
+        let scratch = ModelFileScratch()
+        let url = try scratch.writeVersion("")
+        try Data(bytes).write(to: url.appendingPathComponent("contents"))
+        return try #require(throws: StrataError.self) { try ManagedObjectModel(contentsOf: url) }
+    }
+
+    // Found by the model-file fuzzer: FoundationXML's parser traps (a force unwrap) on an element
+    // or attribute name that is not UTF-8; the reader now refuses such a file first.
+    @Test(
+        "bytes that are not UTF-8 in a name are an error, not a crash",
+        arguments: [
+            (Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<model a".utf8) + [0xE9] + Array("b=\"1\"/>\n".utf8), 2),
+            (Array("<mod".utf8) + [0xE9] + Array("l/>\n".utf8), 1),
+            (Array("<model>\n\n<e".utf8) + [0xE9, 0x0A] + Array(" a=\"1\"/></model>\n".utf8), 3),
+            (Array("<model>\n<!-- \u{FFFD} is fine -->\n<entity name=\"A".utf8) + [0xF0, 0x9F] + Array("\"/>\n</model>".utf8), 3),
+        ])
+    func notUTF8(bytes: [UInt8], line: Int) throws {
+        let error = try error(loading: bytes)
+        expectPlace(error, line: line, element: "document")
+        #expect(error.message.contains("not UTF-8"), "\(error)")
+    }
+
+    // Found by the model-file fuzzer: FoundationXML's parser passes a null pointer to strlen for a
+    // processing instruction with nothing after its target; the reader refuses one first
+    // (outside comments and CDATA sections, where it is only text).
+    @Test(
+        "a processing instruction with no data is an error, not a crash",
+        arguments: [
+            ("<?x-?>\n<model/>", 1), ("<?xml version=\"1.0\"?>\n<?xml-stylesheet?><model/>", 2),
+            ("<model>\n\n<?pi?></model>", 3), ("<!DOCTYPE model [\n<?pi?>]><model/>", 2),
+        ])
+    func emptyProcessingInstruction(xml: String, line: Int) throws {
+        let error = try error(loading: Array(xml.utf8))
+        expectPlace(error, line: line, element: "document")
+        #expect(error.message.contains("processing instruction"), "\(error)")
+    }
+
+    @Test("processing instructions with data, and empty ones inside comments or CDATA, still read")
+    func processingInstructionsThatRead() throws {
+        for body in ["<?pi x?>", "<?pi ?>", "<!-- <?pi?> -->", "<entity name=\"A\"><userInfo><entry key=\"k\" value=\"v\"/></userInfo></entity><![CDATA[ <?pi?> ]]>"] {
+            let scratch = ModelFileScratch()
+            let url = try scratch.writeVersion(ModelFileScratch.model(body))
+            #expect(throws: Never.self, "\(body)") { try ManagedObjectModel(contentsOf: url) }
+        }
+    }
+
+    // Found by the model-file fuzzer (a leak under LeakSanitizer): an entity that is its own
+    // ancestor made its parent hold it strongly as a sub-entity, a cycle never freed once a later
+    // problem was thrown. The reader now refuses the cycle before linking sub-entities.
+    @Test(
+        "an entity that is its own ancestor is an error naming the entity",
+        arguments: [
+            ("<entity name=\"A\" parentEntity=\"A\"/>", "A", "A"),
+            ("<entity name=\"A\" parentEntity=\"B\"/>\n<entity name=\"B\" parentEntity=\"A\"/>", "A", "A"),
+            ("<entity name=\"C\"/>\n<entity name=\"A\" parentEntity=\"B\"/>\n<entity name=\"B\" parentEntity=\"B\"/>", "A", "B"),
+        ])
+    func inheritanceCycle(body: String, entity: String, through: String) throws {
+        let error = try error(loading: ModelFileScratch.model(body))
+        let line = 3 + (body.components(separatedBy: "\n").firstIndex { $0.contains("name=\"\(entity)\"") } ?? 0)
+        expectPlace(error, line: line, element: "entity")
+        #expect(error.message.contains("parent entities of '\(entity)' form a cycle (through '\(through)')"), "\(error)")
+    }
+
+    @Test("the model-file fuzzer's crash inputs (Fuzz/corpus/model-files/crash-*) read or are clear errors")
+    func fuzzerCrashInputs() throws {
+        let corpus = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/corpus/model-files")
+        let names = try FileManager.default.contentsOfDirectory(atPath: corpus.path).filter { $0.hasPrefix("crash-") }.sorted()
+        #expect(!names.isEmpty)
+        for name in names {
+            let scratch = ModelFileScratch()
+            let url = try scratch.writeVersion("")
+            try Data(contentsOf: corpus.appendingPathComponent(name)).write(to: url.appendingPathComponent("contents"))
+            do {
+                _ = try ManagedObjectModel(contentsOf: url)
+            } catch let error as StrataError {
+                #expect(error.message.contains("contents") && error.url?.lastPathComponent == "contents", "\(name): \(error)")
+            }
+        }
+    }
 }

@@ -16,11 +16,18 @@ extension ManagedObjectModel {
     /// whose ``StrataError/line`` and message name the line and element. Reads the file on the
     /// calling thread; callable from any thread. See docs/models-and-migration.md.
     public convenience init(contentsOf url: URL) throws {
-        self.init()
         let file = try ModelFileLocation.contentsFile(for: url)
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw ModelFileError.make("The file cannot be read", file: file, line: 0, element: "contents")
         }
+        try self.init(modelFileData: data, file: file)
+    }
+
+    /// Reads a model from the bytes of a `contents` file; `file` only names it in errors. What
+    /// ``init(contentsOf:)`` does once it has read the file; `package` for the model-file fuzzer
+    /// (Fuzz/ModelFileFuzzer), which calls it without the file system.
+    package convenience init(modelFileData data: Data, file: URL) throws {
+        self.init()
         let root = try ModelXMLTree.parse(data, file: file)
         let contents = try ModelFileBuilder(file: file).build(root)
         entities = contents.entities

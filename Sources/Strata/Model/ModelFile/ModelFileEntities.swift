@@ -60,6 +60,19 @@ struct ModelFileBuilder {
             }
             subentities[parentName, default: []].append(entity)
         }
+        // A cycle of parents (an entity its own ancestor) is refused before any entity holds
+        // its sub-entities: they are strong references, so a cycle would never be freed.
+        let parents = Dictionary(entities.map { ($0.0.name, $0.1["parentEntity"]) }, uniquingKeysWith: { first, _ in first })
+        for (entity, element) in entities {
+            var seen: Set<String> = [entity.name]
+            var next = parents[entity.name] ?? nil
+            while let name = next {
+                guard seen.insert(name).inserted else {
+                    throw error("The parent entities of '\(entity.name)' form a cycle (through '\(name)')", at: element, entity: entity.name)
+                }
+                next = parents[name] ?? nil
+            }
+        }
         for (entity, _) in entities { entity.subentities = subentities[entity.name] ?? [] }
         for (entity, element) in entities { try checkRelationships(of: entity, element: element, entities: byName) }
         contents.entities = entities.map(\.0)

@@ -42,6 +42,19 @@ final class ModelXMLElement {
 enum ModelXMLTree {
     /// Parses `data`, read from `file`; a syntax error is a ``StrataError`` naming the file and line.
     static func parse(_ data: Data, file: URL) throws -> ModelXMLElement {
+        // FoundationXML traps (a force unwrap in its element callback) when an element or
+        // attribute name holds bytes that are not UTF-8, so such a file is refused before parsing.
+        if let offset = firstInvalidUTF8Byte(in: data) {
+            let line = data.prefix(offset).reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            throw ModelFileError.make(
+                "The file is not UTF-8, the encoding Xcode writes: byte \(offset + 1) does not start a UTF-8 character", file: file, line: line,
+                element: "document")
+        }
+        // It also dereferences a null pointer on a processing instruction with no data (`<?x?>`).
+        if let offset = firstEmptyProcessingInstruction(in: [UInt8](data)) {
+            let line = data.prefix(offset).reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            throw ModelFileError.make("A processing instruction has no data, which the XML parser cannot read", file: file, line: line, element: "document")
+        }
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
         parser.shouldProcessNamespaces = false
@@ -63,6 +76,48 @@ enum ModelXMLTree {
                 "The XML is malformed (\(reason))", file: file, line: builder.errorLine ?? parser.lineNumber, element: builder.stack.last?.name ?? "document")
         }
         return root
+    }
+
+    /// The offset of the first byte of `data` that is not part of a well-formed UTF-8 character,
+    /// or `nil` when all of it is UTF-8.
+    static func firstInvalidUTF8Byte(in data: Data) -> Int? {
+        guard String(validating: data, as: UTF8.self) == nil else { return nil }
+        // Decoding with repair replaces each ill-formed sequence with U+FFFD; the first U+FFFD not
+        // written as its own three bytes in the file marks the offset.
+        let bytes = [UInt8](data)
+        var offset = 0
+        for scalar in String(decoding: bytes, as: UTF8.self).unicodeScalars {
+            if scalar == "\u{FFFD}", !bytes[offset...].starts(with: [0xEF, 0xBF, 0xBD]) { return offset }
+            offset += UTF8.width(scalar)
+        }
+        return offset < bytes.count ? offset : nil
+    }
+
+    /// The offset of the first processing instruction written `<?target?>`, with nothing after
+    /// its target, outside comments and CDATA sections; `nil` when there is none.
+    static func firstEmptyProcessingInstruction(in bytes: [UInt8]) -> Int? {
+        func matches(_ text: String, at index: Int) -> Bool { bytes[index...].starts(with: text.utf8) }
+        func skip(past end: String, from index: Int) -> Int {
+            var index = index
+            while index < bytes.count, !matches(end, at: index) { index += 1 }
+            return index + end.utf8.count
+        }
+        var index = 0
+        while index < bytes.count {
+            if matches("<!--", at: index) {
+                index = skip(past: "-->", from: index + 4)
+            } else if matches("<![CDATA[", at: index) {
+                index = skip(past: "]]>", from: index + 9)
+            } else if matches("<?", at: index) {
+                var end = index + 2
+                while end < bytes.count, !" \t\r\n?".utf8.contains(bytes[end]) { end += 1 }
+                if matches("?>", at: min(end, bytes.count)) { return index }
+                index = end
+            } else {
+                index += 1
+            }
+        }
+        return nil
     }
 
     private final class TreeBuilder: NSObject, XMLParserDelegate {
