@@ -153,14 +153,19 @@ struct ModelFileErrorTests {
 
     // Found by the model-file fuzzer: FoundationXML's parser traps (a force unwrap) on an element
     // or attribute name that is not UTF-8; the reader now refuses such a file first.
-    @Test(
-        "bytes that are not UTF-8 in a name are an error, not a crash",
-        arguments: [
-            (Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<model a".utf8) + [0xE9] + Array("b=\"1\"/>\n".utf8), 2),
-            (Array("<mod".utf8) + [0xE9] + Array("l/>\n".utf8), 1),
-            (Array("<model>\n\n<e".utf8) + [0xE9, 0x0A] + Array(" a=\"1\"/></model>\n".utf8), 3),
-            (Array("<model>\n<!-- \u{FFFD} is fine -->\n<entity name=\"A".utf8) + [0xF0, 0x9F] + Array("\"/>\n</model>".utf8), 3),
-        ])
+    /// `before`, the raw `bytes`, then `after`.
+    static func spliced(_ before: String, _ bytes: [UInt8], _ after: String) -> [UInt8] {
+        Array(before.utf8) + bytes + Array(after.utf8)
+    }
+
+    static let notUTF8Inputs: [([UInt8], Int)] = [
+        (spliced("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<model a", [0xE9], "b=\"1\"/>\n"), 2),
+        (spliced("<mod", [0xE9], "l/>\n"), 1),
+        (spliced("<model>\n\n<e", [0xE9, 0x0A], " a=\"1\"/></model>\n"), 3),
+        (spliced("<model>\n<!-- \u{FFFD} is fine -->\n<entity name=\"A", [0xF0, 0x9F], "\"/>\n</model>"), 3),
+    ]
+
+    @Test("bytes that are not UTF-8 in a name are an error, not a crash", arguments: notUTF8Inputs)
     func notUTF8(bytes: [UInt8], line: Int) throws {
         let error = try error(loading: bytes)
         expectPlace(error, line: line, element: "document")
