@@ -8,9 +8,10 @@
 //   Strata ← StrataDemo / StrataHistoryImporter / StrataUndoEditor / StrataLiveResults (Examples/) / Benchmarks
 // CJemalloc is linked only by the Stress and Benchmarks executables, never by the library.
 // CStrataFaultVFS (an I/O-fault-injecting SQLite VFS) is linked only by the reliability harness
-// and its tests, never by the library. The libFuzzer target is built by `make fuzz` with swiftc
-// directly (it needs -sanitize=fuzzer, an unsafe flag here); its oracle, PredicateFuzzOracle, is
-// a target so the corpus regression test replays inputs exactly as the fuzzer saw them.
+// and its tests, never by the library. The libFuzzer targets (predicate parser, model-file reader)
+// are built by `make fuzz` with swiftc directly (they need -sanitize=fuzzer, an unsafe flag here);
+// the predicate oracle, PredicateFuzzOracle, is a target so the corpus regression test replays
+// inputs exactly as the fuzzer saw them.
 
 import PackageDescription
 
