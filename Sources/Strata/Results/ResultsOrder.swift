@@ -105,16 +105,7 @@ struct ResultsOrder {
                 var level: [ManagedObject] = [object]
                 for step in chain[0..<depth].reversed() {
                     guard let inverse = step.inverseRelationship else { return nil }
-                    var next: [ManagedObject] = []
-                    for member in level {
-                        switch member.value(forKey: inverse.name) {
-                        case let single as ManagedObject: next.append(single)
-                        case let many as Set<ManagedObject>: next.append(contentsOf: many)
-                        case let ordered as [ManagedObject]: next.append(contentsOf: ordered)
-                        default: break
-                        }
-                    }
-                    level = next
+                    level = level.flatMap { Self.objects(of: $0, through: inverse) }
                 }
                 roots.append(contentsOf: level)
             }
@@ -132,20 +123,23 @@ struct ResultsOrder {
         for chain in relatedChains {
             var level: [ManagedObject] = [object]
             for step in chain {
-                var next: [ManagedObject] = []
-                for member in level {
-                    switch member.value(forKey: step.name) {
-                    case let single as ManagedObject: next.append(single)
-                    case let many as Set<ManagedObject>: next.append(contentsOf: many)
-                    case let ordered as [ManagedObject]: next.append(contentsOf: ordered)
-                    default: break
-                    }
-                }
+                let next = level.flatMap { Self.objects(of: $0, through: step) }
                 reached.append(contentsOf: next)
                 level = next
             }
         }
         return reached
+    }
+
+    /// The objects `member` reaches through `relationship`: its destination (to-one) or members
+    /// (to-many, ordered or not); none when it is nil.
+    private static func objects(of member: ManagedObject, through relationship: RelationshipDescription) -> [ManagedObject] {
+        switch member.value(forKey: relationship.name) {
+        case let single as ManagedObject: return [single]
+        case let many as Set<ManagedObject>: return Array(many)
+        case let ordered as [ManagedObject]: return ordered
+        default: return []
+        }
     }
 
     /// The chain of relationships a dotted key path walks from `entity` before its last
