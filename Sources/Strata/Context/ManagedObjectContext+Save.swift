@@ -27,7 +27,7 @@ extension ManagedObjectContext {
         let saving = try runWillSave()
         try loadPendingRelationshipEdits()
         processPendingChanges()
-        try validateForSave(saving)
+        if !state.skipsSaveValidation { try validateForSave(saving) }
         let parent = try requireParentStore()
         assert(state.work.checkConsistency())
         let attempt = try saveResolvingConflicts(to: parent)

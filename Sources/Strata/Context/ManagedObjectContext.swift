@@ -214,6 +214,10 @@ final class ContextState {
     var retained: [ObjectIdentifier: ManagedObject] = [:]
     /// Whether a save is running (saves are not re-entrant).
     var isSaving = false
+    /// Whether saves skip object validation: set only by a custom migration for its batch saves
+    /// of a destination store, which validates every object itself before its last save
+    /// (Migration/MigrationManager+Passes.swift).
+    var skipsSaveValidation = false
     /// The temporary → permanent IDs of the last save.
     var lastPermanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
     /// Objects changed in the current event, in order of first change.

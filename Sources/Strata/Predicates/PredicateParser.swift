@@ -526,7 +526,11 @@ struct PredicateParser {
             args.append(try expression())
         }
         try expectSymbol(")", "to close FUNCTION")
-        guard ExpressionFunctions.isKnown(selector) else {
+        // A variable receiver (`$entityPolicy`, `$manager` in a migration's property mappings)
+        // is an object whose methods are only known when the expression is evaluated.
+        var receiverIsVariable = false
+        if case .variable = receiver { receiverIsVariable = true }
+        guard receiverIsVariable || ExpressionFunctions.isKnown(selector) else {
             throw PredicateSyntaxError(message: "Unknown function '\(selector)'", offset: offset)
         }
         return .function(selector, args)

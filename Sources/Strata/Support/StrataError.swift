@@ -158,6 +158,20 @@ extension StrataError {
         public static let persistentStoreIncompatibleVersionHash = 134100
         /// Migration failed (134110).
         public static let migration = 134110
+        /// A migration's destination broke a uniqueness constraint (134111).
+        public static let migrationConstraintViolation = 134111
+        /// A migration was cancelled with `MigrationManager.cancelMigrationWithError(_:)` (134120).
+        public static let migrationCancelled = 134120
+        /// No source model was given or found for a migration (134130).
+        public static let migrationMissingSourceModel = 134130
+        /// No mapping model was given or found for a migration, or it is unusable (134140).
+        public static let migrationMissingMappingModel = 134140
+        /// A migration could not open or read its source store (134150).
+        public static let migrationManagerSourceStore = 134150
+        /// A migration could not create or write its destination store (134160).
+        public static let migrationManagerDestinationStore = 134160
+        /// An entity migration policy failed (134170).
+        public static let entityMigrationPolicy = 134170
         /// SQLite reported an error (134180).
         public static let sqlite = 134180
     }

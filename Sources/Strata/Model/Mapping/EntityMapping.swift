@@ -30,6 +30,10 @@ public final class EntityMapping: @unchecked Sendable, CustomStringConvertible {
     /// Which source instances the mapping migrates, as a predicate over the source entity's
     /// instances (`nil`: all of them, sub-entities' instances excluded as Core Data does).
     public var sourceInstancesPredicate: ObjectPredicate?
+    /// Whether a custom migration also migrates instances of the source entity's sub-entities
+    /// with this mapping (default `false`: Core Data's default source expression fetches the
+    /// entity's own instances only, and sub-entities have mappings of their own).
+    public var sourceInstancesIncludeSubentities = false
     /// Application data kept with the mapping.
     public var userInfo: [String: any Sendable]
     /// The policy class, kept untyped here so that the model layer does not name the migration
