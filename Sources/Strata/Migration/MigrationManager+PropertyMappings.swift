@@ -20,12 +20,12 @@ extension MigrationManager {
     }
 
     /// The attribute mappings to run: the mapping's own, or for a `copy` mapping without any,
-    /// one per stored destination attribute that the source entity has under the same name.
+    /// one per stored destination attribute (inherited ones too) that the source entity has under the same name.
     private func attributeMappings(of mapping: EntityMapping, source: EntityDescription, destination: EntityDescription) -> [PropertyMapping] {
         guard mapping.mappingType == .copy, mapping.attributeMappings.isEmpty else { return mapping.attributeMappings }
         let sourceAttributes = source.attributesByName
-        return destination.properties.compactMap { property in
-            guard let attribute = property as? AttributeDescription, !attribute.isTransient, sourceAttributes[attribute.name] != nil else { return nil }
+        return destination.attributesByName.values.sorted { $0.name < $1.name }.compactMap { attribute in
+            guard !attribute.isTransient, sourceAttributes[attribute.name] != nil else { return nil }
             return PropertyMapping.copying(attribute.name, into: attribute.name)
         }
     }
@@ -35,8 +35,8 @@ extension MigrationManager {
     private func relationshipMappings(of mapping: EntityMapping, source: EntityDescription, destination: EntityDescription) -> [PropertyMapping] {
         guard mapping.mappingType == .copy, mapping.relationshipMappings.isEmpty else { return mapping.relationshipMappings }
         let sourceRelationships = source.relationshipsByName
-        return destination.properties.compactMap { property in
-            guard let relationship = property as? RelationshipDescription, !relationship.isTransient, sourceRelationships[relationship.name] != nil else { return nil }
+        return destination.relationshipsByName.values.sorted { $0.name < $1.name }.compactMap { relationship in
+            guard !relationship.isTransient, sourceRelationships[relationship.name] != nil else { return nil }
             return PropertyMapping.copying(relationship.name, into: relationship.name)
         }
     }
