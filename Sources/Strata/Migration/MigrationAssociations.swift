@@ -47,7 +47,7 @@ struct MigrationAssociations {
     func destinations(mappingName: String, sources: [ManagedObjectID]?, in context: ManagedObjectContext) -> [ManagedObject] {
         guard let table = tables[mappingName] else { return [] }
         guard let sources else {
-            return table.destinations.map { context.object(with: $0) } + table.pending.map(\.destination)
+            return members(mappingName: mappingName).map { $0.object(in: context) }
         }
         var found: [ManagedObject] = []
         var seen = Set<ObjectIdentifier>()
@@ -78,13 +78,25 @@ struct MigrationAssociations {
         return found
     }
 
-    /// The saved destinations of `mappingName`, in order of association.
-    func savedDestinationIDs(mappingName: String) -> [ManagedObjectID] {
-        tables[mappingName]?.destinations ?? []
+    /// A destination instance of a mapping: saved (by ID) or not yet.
+    enum Member {
+        case saved(ManagedObjectID)
+        case pending(ManagedObject)
+
+        /// The instance as an object of `context`.
+        func object(in context: ManagedObjectContext) -> ManagedObject {
+            switch self {
+            case .saved(let id): return context.object(with: id)
+            case .pending(let object): return object
+            }
+        }
     }
 
-    /// Every saved destination of every mapping.
-    var allSavedDestinationIDs: [ManagedObjectID] {
-        tables.values.flatMap(\.destinations)
+    /// Every destination instance of `mappingName`, saved ones first, each once.
+    func members(mappingName: String) -> [Member] {
+        guard let table = tables[mappingName] else { return [] }
+        var seen = Set<ObjectIdentifier>()
+        let pending = table.pending.compactMap { entry in seen.insert(ObjectIdentifier(entry.destination)).inserted ? Member.pending(entry.destination) : nil }
+        return table.destinations.map(Member.saved) + pending
     }
 }

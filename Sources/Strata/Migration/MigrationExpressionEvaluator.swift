@@ -88,11 +88,15 @@ struct MigrationExpressionEvaluator {
         }
         throw StrataError(
             code: StrataError.Code.entityMigrationPolicy,
-            message: "FUNCTION($manager, '\(selector)', …) is not supported: use destinationInstancesForEntityMappingNamed:sourceInstances: or destinationInstancesForSourceRelationshipNamed:sourceInstances:")
+            message:
+                "FUNCTION($manager, '\(selector)', …) is not supported: use destinationInstancesForEntityMappingNamed:sourceInstances: or destinationInstancesForSourceRelationshipNamed:sourceInstances:"
+        )
     }
 
     private func missing(_ name: String) -> StrataError {
-        StrataError(code: StrataError.Code.entityMigrationPolicy, message: "The variable $\(name) has no value here (migration expressions know $source, $destination, $manager, $entityMapping, $propertyMapping and $entityPolicy)")
+        StrataError(
+            code: StrataError.Code.entityMigrationPolicy,
+            message: "The variable $\(name) has no value here (migration expressions know $source, $destination, $manager, $entityMapping, $propertyMapping and $entityPolicy)")
     }
 }
 

@@ -51,7 +51,8 @@ extension MigrationManager {
             try Self.sync(path: temporary.path)
             // The old store's log is empty (checked above): its main file is the whole old store.
             if Self.fileSize(url.path + "-wal") > 0 {
-                throw StrataError(code: StrataError.Code.migrationManagerSourceStore, message: "The store's write-ahead log was written during the migration: another coordinator has it open", url: url)
+                throw StrataError(
+                    code: StrataError.Code.migrationManagerSourceStore, message: "The store's write-ahead log was written during the migration: another coordinator has it open", url: url)
             }
             try? FileManager.default.removeItem(atPath: url.path + "-wal")
             try? FileManager.default.removeItem(atPath: url.path + "-shm")

@@ -43,18 +43,21 @@ extension MigrationManager {
         for entityMapping in mappings {
             currentEntityMapping = entityMapping
             let policy = try policy(for: entityMapping)
-            let instances = destinationInstances(forEntityMappingName: entityMapping.name, sourceInstances: nil)
+            // Saved instances are kept by ID and made into objects one at a time, so a batch
+            // save lets the context forget the ones already done.
+            let members = associations.members(mappingName: entityMapping.name)
             let units = sourceCounts[entityMapping.name] ?? 0
-            for (index, instance) in instances.enumerated() {
+            let count = Int64(members.count)
+            for (index, member) in members.enumerated() {
                 try checkCancellation()
+                let instance = member.object(in: destination)
                 try policyStep(entityMapping, "createRelationships(forDestination:in:manager:)", destination: instance) {
                     try policy.createRelationships(forDestination: instance, in: entityMapping, manager: self)
                 }
-                let count = Int64(instances.count)
                 advanceProgress(by: units * Int64(index + 1) / count - units * Int64(index) / count)
                 try countChange(destination: destination, source: source, unvalidated: &unvalidated)
             }
-            if instances.isEmpty { advanceProgress(by: units) }
+            if members.isEmpty { advanceProgress(by: units) }
             try policyStep(entityMapping, "endRelationshipCreation(forMapping:manager:)") { try policy.endRelationshipCreation(forMapping: entityMapping, manager: self) }
         }
 

@@ -29,10 +29,12 @@ struct CustomMigrationMappingTests {
 
     static func productsV2() -> ManagedObjectModel {
         ManagedObjectModel(entities: [
-            MigrationFixture.entity("Product", [
-                MigrationFixture.string("name", optional: false), AttributeDescription(name: "cents", type: .integer64, isOptional: false, defaultValue: Int64(0)),
-                MigrationFixture.string("label"), MigrationFixture.string("note"),
-            ])
+            MigrationFixture.entity(
+                "Product",
+                [
+                    MigrationFixture.string("name", optional: false), AttributeDescription(name: "cents", type: .integer64, isOptional: false, defaultValue: Int64(0)),
+                    MigrationFixture.string("label"), MigrationFixture.string("note"),
+                ])
         ])
     }
 
