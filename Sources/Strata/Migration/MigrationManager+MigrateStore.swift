@@ -20,6 +20,14 @@ extension MigrationManager {
         from sourceURL: URL, type sourceType: StoreType, options sourceOptions: [String: any Sendable]? = nil, mapping: MappingModel,
         to destinationURL: URL, type destinationType: StoreType, options destinationOptions: [String: any Sendable]? = nil
     ) throws {
+        let started = shared.withLock { state -> Bool in
+            defer { state.running = true }
+            return !state.running
+        }
+        guard started else {
+            throw StrataError(code: StrataError.Code.migration, message: "This migration manager is already running a migration; use one manager per migration", url: sourceURL)
+        }
+        defer { shared.withLock { $0.running = false } }
         try checkMapping(mapping)
         if sourceURL.standardizedFileURL == destinationURL.standardizedFileURL {
             throw StrataError(

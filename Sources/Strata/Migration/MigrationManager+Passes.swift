@@ -195,7 +195,9 @@ extension MigrationManager {
     }
 
     private static func validationFailure(_ errors: [StrataError]) -> StrataError {
-        let first = errors[0]
+        guard let first = errors.first else {
+            return StrataError(code: StrataError.Code.migration, message: "A migrated object failed validation")
+        }
         let more = errors.count > 1 ? " (and \(errors.count - 1) more)" : ""
         return StrataError(
             code: StrataError.Code.migration, message: "A migrated object failed validation: \(first.message)\(more)", entityName: first.entityName, objectID: first.objectID,

@@ -56,6 +56,7 @@ open class MigrationManager: @unchecked Sendable {
     /// What other threads may read or set during a migration.
     struct SharedState {
         var cancellation: (any Error)?
+        var running = false
         var completed: Int64 = 0
         var total: Int64 = 1
     }
