@@ -157,6 +157,29 @@ struct CustomMigrationFailureTests {
         #expect(FileManager.default.contents(atPath: folder.file("v2.sqlite").path) == Data("keep me".utf8))
     }
 
+    /// Batch saves bound the objects the destination context holds (Strata's `saveBatchSize`;
+    /// Core Data keeps the whole destination in memory, which its Core Data Model Versioning and
+    /// Data Migration Programming Guide answers with several smaller mapping models).
+    @Test func batchSavesBoundRegisteredObjects() throws {
+        final class Watcher: EntityMigrationPolicy {
+            nonisolated(unsafe) static var most = 0
+            override func createDestinationInstances(forSource sInstance: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) throws {
+                try super.createDestinationInstances(forSource: sInstance, in: mapping, manager: manager)
+                Self.most = max(Self.most, manager.destinationContext?.registeredObjects.count ?? 0)
+            }
+        }
+        let folder = TemporaryDirectory(prefix: "strata-migration")
+        let v1 = CustomMigrationPolicyTests.peopleV1()
+        try MigrationFixture.makeStore(model: v1, at: folder.file("v1.sqlite"), Self.fill(300))
+        Watcher.most = 0
+        let manager = MigrationManager(sourceModel: v1, destinationModel: Self.v2())
+        manager.saveBatchSize = 25
+        try manager.migrateStore(from: folder.file("v1.sqlite"), type: .sqlite, mapping: Self.mapping(Watcher.self), to: folder.file("v2.sqlite"), type: .sqlite)
+        #expect(Watcher.most <= 50)
+        let count = try MigrationFixture.read(model: Self.v2(), at: folder.file("v2.sqlite")) { try MigrationFixture.fetch("Person", in: $0).count }
+        #expect(count == 300)
+    }
+
     /// `migrationProgress` rises monotonically from 0 to 1 (Core Data's `migrationProgress`
     /// documentation: "a number from 0 to 1 that indicates the proportion of completeness"),
     /// and the Foundation `Progress` ends complete.

@@ -117,7 +117,10 @@ struct CustomMigrationMappingTests {
             relationshipMappings: [MigrationFixture.map("tracks", "FUNCTION($manager, \"destinationInstancesForEntityMappingNamed:sourceInstances:\", \"SongToSong\", $source.tracks)")])
         let songs = EntityMapping(
             name: "SongToSong", mappingType: .transform, sourceEntityName: "Song", destinationEntityName: "Song",
-            attributeMappings: [MigrationFixture.map("name", "$source.title")], relationshipMappings: [MigrationFixture.map("album", "$source.album")])
+            attributeMappings: [MigrationFixture.map("name", "$source.title")],
+            relationshipMappings: [
+                MigrationFixture.map("album", "FUNCTION($manager, \"destinationInstancesForSourceRelationshipNamed:sourceInstances:\", \"album\", $source.album)")
+            ])
         let playlists = EntityMapping(
             name: "PlaylistToPlaylist", mappingType: .transform, sourceEntityName: "Playlist", destinationEntityName: "Playlist",
             attributeMappings: [MigrationFixture.map("name", "$source.name")], relationshipMappings: [MigrationFixture.map("songs", "$source.songs")])
