@@ -107,6 +107,8 @@ open class PersistentContainer: @unchecked Sendable {
         }
         var options = description.options
         if !description.sqlitePragmas.isEmpty { options[PersistentStoreOption.sqlitePragmas] = description.sqlitePragmas }
+        options[PersistentStoreOption.migratePersistentStoresAutomatically] = description.shouldMigrateStoreAutomatically
+        options[PersistentStoreOption.inferMappingModelAutomatically] = description.shouldInferMappingModelAutomatically
         try persistentStoreCoordinator.addPersistentStore(type: description.type, configuration: description.configuration, at: description.url, options: options)
     }
 

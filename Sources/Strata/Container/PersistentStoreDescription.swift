@@ -27,10 +27,20 @@ public final class PersistentStoreDescription: @unchecked Sendable, CustomString
     /// Whether stores load on a background queue when a completion handler is given (Strata
     /// loads them in order on the calling thread either way; kept for Core Data compatibility).
     public var shouldAddStoreAsynchronously = false
-    /// Accepted for compatibility; migration is not automatic yet.
-    public var shouldMigrateStoreAutomatically = true
-    /// Accepted for compatibility; migration is not automatic yet.
-    public var shouldInferMappingModelAutomatically = true
+    /// Whether loading the store migrates it when it was made with another version of the model
+    /// (Core Data's default, true): passed as `PersistentStoreOption.migratePersistentStoresAutomatically`.
+    /// Strata migrates only with an inferred mapping, so ``shouldInferMappingModelAutomatically``
+    /// must be true too. See docs/models-and-migration.md.
+    public var shouldMigrateStoreAutomatically: Bool {
+        get { options[PersistentStoreOption.migratePersistentStoresAutomatically] as? Bool ?? true }
+        set { options[PersistentStoreOption.migratePersistentStoresAutomatically] = newValue }
+    }
+    /// Whether an automatic migration infers its mapping model (default true): passed as
+    /// `PersistentStoreOption.inferMappingModelAutomatically`.
+    public var shouldInferMappingModelAutomatically: Bool {
+        get { options[PersistentStoreOption.inferMappingModelAutomatically] as? Bool ?? true }
+        set { options[PersistentStoreOption.inferMappingModelAutomatically] = newValue }
+    }
 
     /// A description of a SQLite store at `url`.
     public init(url: URL) {

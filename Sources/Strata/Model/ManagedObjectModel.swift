@@ -16,6 +16,10 @@ public final class ManagedObjectModel: @unchecked Sendable {
     private var _fetchRequestTemplates: [String: FetchRequestTemplate] = [:]
     private var _versionIdentifiers: Set<String> = []
     private var _userInfo: [String: any Sendable] = [:]
+    /// The `.xcdatamodel` versions of the bundle the model was read from (set by
+    /// `init(contentsOf:)`; empty for a model built in code): the source models lightweight
+    /// migration tries (Model/ModelFile/ManagedObjectModel+ModelFile.swift).
+    var modelFileVersionURLs: [URL] = []
     /// Set once by `freeze()` and never changed: read without a lock (entity lookups by code
     /// and class run for every fetched row and every inserted object). The model owns the
     /// state through the retain `freeze()` took and `deinit` gives back; a load is one atomic

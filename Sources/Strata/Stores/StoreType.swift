@@ -51,4 +51,19 @@ public enum PersistentStoreOption {
     /// process's and, for a SQLite file, other processes' (Core Data's
     /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey`). Default false.
     public static let remoteChangeNotificationPost = "NSPersistentStoreRemoteChangeNotificationOptionKey"
+    /// `Bool`: when the store was made with another version of the model, migrate it while
+    /// adding it (Core Data's `NSMigratePersistentStoresAutomaticallyOption`). Needs
+    /// ``inferMappingModelAutomatically`` too: Strata runs inferred (lightweight) migrations only.
+    /// Default false for `addPersistentStore`; a `PersistentContainer` passes its description's
+    /// `shouldMigrateStoreAutomatically` (true by default). See docs/models-and-migration.md.
+    public static let migratePersistentStoresAutomatically = "NSMigratePersistentStoresAutomaticallyOption"
+    /// `Bool`: infer the mapping model of an automatic migration (Core Data's
+    /// `NSInferMappingModelAutomaticallyOption`). Default false for `addPersistentStore`; a
+    /// `PersistentContainer` passes its description's `shouldInferMappingModelAutomatically`.
+    public static let inferMappingModelAutomatically = "NSInferMappingModelAutomaticallyOption"
+    /// `[ManagedObjectModel]`: more candidate source models for an automatic migration, besides
+    /// the versions of the `.xcdatamodeld` bundle the coordinator's model was read from (a
+    /// Strata addition, for models built in code). The one whose version hashes match the
+    /// store's is migrated from.
+    public static let migrationSourceModels = "StrataMigrationSourceModelsOption"
 }

@@ -21,6 +21,17 @@ extension ManagedObjectModel {
             throw ModelFileError.make("The file cannot be read", file: file, line: 0, element: "contents")
         }
         try self.init(modelFileData: data, file: file)
+        // A bundle's versions are the candidate source models of a migration, read only when one is needed.
+        if url.pathExtension != "xcdatamodel" {
+            modelFileVersionURLs = ModelFileLocation.versions(inBundle: url)
+        }
+    }
+
+    /// The models of every version of the bundle this model was read from, read now (versions
+    /// that cannot be read are left out); empty for a model not read from a bundle. The
+    /// candidate source models of a lightweight migration (Stores/SQLite/SQLiteStore+Migration.swift).
+    func modelFileVersions() -> [ManagedObjectModel] {
+        modelFileVersionURLs.compactMap { try? ManagedObjectModel(contentsOf: $0) }
     }
 
     /// Reads a model from the bytes of a `contents` file; `file` only names it in errors. What

@@ -73,7 +73,8 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
 
     /// Opens (creating when missing, with its folder) the database file at `url`, as the
     /// ``PersistentStoreOption`` keys in `options` ask. Throws when there is no URL, or the file
-    /// is not a Strata store, is damaged, or was made with a different model (134080).
+    /// is not a Strata store, is damaged, or was made with a different model (134080) that
+    /// `options` do not ask to migrate from (see `SQLiteStore+Migration.swift`).
     required init(model: ManagedObjectModel, configurationName: String?, url: URL?, options: [String: any Sendable]) throws {
         guard let url else {
             throw StrataError(code: StrataError.Code.persistentStoreInvalidType, message: "A SQLite store needs a file URL")
@@ -113,6 +114,7 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         if !configuration.readOnly && writer.isReadOnly { throw Self.readOnlyFileError(url: url) }
         let metadata: [String: any Sendable]
         do {
+            try Self.migrateIfNeeded(on: writer, model: model, url: url, options: options, readOnly: configuration.readOnly)
             metadata = try Self.prepareSchema(on: writer, schema: schema, model: model, url: url, readOnly: configuration.readOnly)
             if configuration.tracksHistory && !configuration.readOnly { try Self.prepareHistoryTables(on: writer) }
             var checked = configuration

@@ -1,0 +1,168 @@
+import Foundation
+import StrataSQLite
+
+/// Lightweight migration of a SQLite store, in place: finding the source model, inferring the
+/// mapping, and running `MigrationStatements` in one write transaction. See
+/// docs/models-and-migration.md.
+extension SQLiteStore {
+    /// Migrates the store file at `url` from `sourceModel` to `destinationModel` with `mapping`,
+    /// in place, and returns what changed. The seam of every in-place step: automatic migration
+    /// on open, the dry run (on a copy), and a staged migration's lightweight stages, which call
+    /// it once per step. Opens its own connection (no other connection may be writing);
+    /// throws 134110 when the mapping cannot be run or a statement fails, and the file is then
+    /// as before (all-or-nothing). Runs on the calling thread.
+    static func migrateInPlace(at url: URL, from sourceModel: ManagedObjectModel, to destinationModel: ManagedObjectModel, mapping: MappingModel) throws -> MigrationReport {
+        let connection: SQLiteConnection
+        do {
+            connection = try SQLiteConnection(path: url.path, configuration: SQLiteConfiguration())
+            try SQLiteCustomFunctions.register(on: connection)
+        } catch {
+            throw StrataError.wrapping(error, while: "Opening the store to migrate it", url: url, defaultCode: StrataError.Code.persistentStoreOpen)
+        }
+        return try migrateInPlace(on: connection, url: url, from: sourceModel, to: destinationModel, mapping: mapping)
+    }
+
+    /// ``migrateInPlace(at:from:to:mapping:)`` on an open writer connection: checkpoints the WAL
+    /// into the database file (`PRAGMA wal_checkpoint(TRUNCATE)`), then, in one `BEGIN IMMEDIATE`
+    /// transaction, rebuilds the tables, remaps entity codes and keys, recreates the indexes and
+    /// writes the destination model's version hashes into the metadata. Any error rolls the
+    /// transaction back.
+    static func migrateInPlace(
+        on connection: SQLiteConnection, url: URL, from sourceModel: ManagedObjectModel, to destinationModel: ManagedObjectModel, mapping: MappingModel
+    ) throws -> MigrationReport {
+        func failure(_ error: any Error) -> StrataError {
+            var wrapped = StrataError(code: StrataError.Code.migration, message: "Migrating the store failed; it is unchanged: \(error)", url: url)
+            wrapped.underlyingErrors = [StrataError.wrapping(error, while: "Migrating the store", url: url)]
+            return wrapped
+        }
+        do {
+            try sourceModel.freeze()
+            try destinationModel.freeze()
+            let plan = try MigrationStatements(source: SQLiteSchema(model: sourceModel), destination: SQLiteSchema(model: destinationModel), mapping: mapping)
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            return try connection.transaction(writeTransaction) {
+                var metadata = try readMetadata(on: connection, url: url)
+                let sourceHash = metadata[StoreMetadataKey.modelVersionHash] as? String ?? ""
+                var before: [String: Int] = [:]
+                for entity in sourceModel.entities {
+                    if let sql = MigrationStatements.rowCount(of: entity, in: plan.source) { before[entity.name] = try count(sql, on: connection) }
+                }
+                var ceilings: [String: Int64] = [:]
+                for table in plan.source.tableOrder {
+                    guard let sql = plan.ceilingQuery(ofSourceTable: table) else { continue }
+                    try connection.makeStatement(sql).forEachRow { ceilings[table] = $0.int64(at: 0) }
+                }
+                let hasHistory = try tableExists("Z_HISTORY_CHANGE", on: connection)
+                for statement in plan.statements(keys: plan.keyPlan(ceilings: ceilings), hasHistory: hasHistory) {
+                    try connection.execute(statement)
+                }
+                metadata[StoreMetadataKey.modelVersionHash] = destinationModel.versionHash.hexString
+                metadata[StoreMetadataKey.entityVersionHashes] = destinationModel.entityVersionHashesByName.mapValues(\.hexString)
+                try writeMetadata(metadata, on: connection)
+                var changes: [MigrationReport.EntityChange] = []
+                for entityMapping in mapping.entityMappings {
+                    let source = entityMapping.sourceEntityName.flatMap { sourceModel.entitiesByName[$0] }
+                    let destination = entityMapping.destinationEntityName.flatMap { destinationModel.entitiesByName[$0] }
+                    var after = 0
+                    if let destination, let sql = MigrationStatements.rowCount(of: destination, in: plan.destination) { after = try count(sql, on: connection) }
+                    changes.append(
+                        MigrationReport.EntityChange(
+                            mappingName: entityMapping.name, mappingType: entityMapping.mappingType, sourceEntityName: source?.name,
+                            destinationEntityName: destination?.name,
+                            propertyChanges: MigrationReport.EntityChange.propertyChanges(of: entityMapping, source: source, destination: destination),
+                            rowCountBefore: source.flatMap { before[$0.name] } ?? 0, rowCountAfter: after))
+                }
+                return MigrationReport(
+                    sourceVersionHash: sourceHash, destinationVersionHash: destinationModel.versionHash.hexString, isMigrationNeeded: true, entityChanges: changes)
+            }
+        } catch {
+            connection.clearStatementCache()
+            throw failure(error)
+        }
+    }
+
+    private static func count(_ sql: String, on connection: SQLiteConnection) throws -> Int {
+        var result = 0
+        try connection.makeStatement(sql).forEachRow { result = Int($0.int64(at: 0)) }
+        return result
+    }
+
+    // MARK: Source models
+
+    /// The model the store was made with, among the versions of the bundle `model` was read
+    /// from and the models of `PersistentStoreOption.migrationSourceModels`: the one whose
+    /// model version hash is the store's. Throws 134080 (underlying 134100) when none is.
+    static func sourceModel(forStoreMetadata metadata: [String: any Sendable], destination model: ManagedObjectModel, options: [String: any Sendable], url: URL) throws
+        -> ManagedObjectModel
+    {
+        let storeHash = metadata[StoreMetadataKey.modelVersionHash] as? String ?? ""
+        let given = options[PersistentStoreOption.migrationSourceModels] as? [ManagedObjectModel] ?? []
+        if let match = given.first(where: { $0.versionHash.hexString == storeHash }) { return match }
+        if let match = model.modelFileVersions().first(where: { $0.versionHash.hexString == storeHash }) { return match }
+        var error = StrataError(
+            code: StrataError.Code.persistentStoreOpen,
+            message:
+                "The store was made with another version of the model and no source model was found to migrate it from (store model hash \(storeHash.prefix(12))…; tried \(model.modelFileVersionURLs.count) version(s) of the model's bundle and \(given.count) model(s) of PersistentStoreOption.migrationSourceModels)",
+            url: url)
+        error.underlyingErrors = [StrataError(code: StrataError.Code.persistentStoreIncompatibleVersionHash, message: "Version hashes differ", url: url)]
+        throw error
+    }
+
+    /// Before the schema is prepared: when the store's version hashes differ from the model's
+    /// and `options` ask for automatic, inferred migration, finds the source model, infers the
+    /// mapping and migrates in place. Does nothing for a new store, a matching one, or when the
+    /// options do not ask (opening then fails as an incompatible store). A read-only store is
+    /// never migrated: a clear error.
+    static func migrateIfNeeded(on connection: SQLiteConnection, model: ManagedObjectModel, url: URL, options: [String: any Sendable], readOnly: Bool) throws {
+        let migrates = options[PersistentStoreOption.migratePersistentStoresAutomatically] as? Bool ?? false
+        let infers = options[PersistentStoreOption.inferMappingModelAutomatically] as? Bool ?? false
+        guard migrates, infers, try tableExists(MetadataStatements.metadataTable, on: connection) else { return }
+        let metadata = try readMetadata(on: connection, url: url)
+        guard (metadata[StoreMetadataKey.modelVersionHash] as? String ?? "") != model.versionHash.hexString else { return }
+        if readOnly {
+            throw StrataError(
+                code: StrataError.Code.persistentStoreOpen,
+                message: "The store was made with another version of the model and was opened read-only: a read-only store is never migrated (open it writable to migrate it)",
+                url: url)
+        }
+        let source = try sourceModel(forStoreMetadata: metadata, destination: model, options: options, url: url)
+        let mapping: MappingModel
+        do {
+            mapping = try MappingModel.inferredMappingModel(forSourceModel: source, destinationModel: model)
+        } catch {
+            var wrapped = StrataError(
+                code: StrataError.Code.migrationMissingMappingModel, message: "No mapping model could be inferred to migrate the store: \(error)", url: url)
+            wrapped.underlyingErrors = [StrataError.wrapping(error, while: "Inferring the mapping model", url: url)]
+            throw wrapped
+        }
+        _ = try migrateInPlace(on: connection, url: url, from: source, to: model, mapping: mapping)
+    }
+
+    // MARK: Dry run
+
+    /// Migrates a copy of the store at `url` (made with `VACUUM INTO` in a temporary folder,
+    /// so the WAL's committed pages are in it) to `model` and reports what changed; the copy is
+    /// deleted and the original left untouched.
+    static func dryRunMigration(at url: URL, options: [String: any Sendable], to model: ManagedObjectModel) throws -> MigrationReport {
+        let metadata = try metadataOfStore(at: url)
+        let storeHash = metadata[StoreMetadataKey.modelVersionHash] as? String ?? ""
+        if storeHash == model.versionHash.hexString {
+            return MigrationReport(sourceVersionHash: storeHash, destinationVersionHash: storeHash, isMigrationNeeded: false, entityChanges: [])
+        }
+        let source = try sourceModel(forStoreMetadata: metadata, destination: model, options: options, url: url)
+        let mapping = try MappingModel.inferredMappingModel(forSourceModel: source, destinationModel: model)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-dry-run-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = folder.appendingPathComponent(url.lastPathComponent)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            var configuration = SQLiteConfiguration()
+            configuration.readOnly = true
+            let original = try SQLiteConnection(path: url.path, configuration: configuration)
+            try original.execute("VACUUM INTO '\(copy.path.replacingOccurrences(of: "'", with: "''"))'")
+        } catch {
+            throw StrataError.wrapping(error, while: "Copying the store for a dry run", url: url, defaultCode: StrataError.Code.persistentStoreOperation)
+        }
+        return try migrateInPlace(at: copy, from: source, to: model, mapping: mapping)
+    }
+}
