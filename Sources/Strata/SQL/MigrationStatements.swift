@@ -198,7 +198,8 @@ struct MigrationStatements {
             names.append(column.name)
             values.append("s.\(quoted(column.name))")
         }
-        return "INSERT INTO \(quoted(Self.buildingPrefix + table.name)) (\(names.map(quoted).joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(quoted(sourceTable.name)) AS s WHERE s.Z_ENT = \(pair.source.layout.code)"
+        return
+            "INSERT INTO \(quoted(Self.buildingPrefix + table.name)) (\(names.map(quoted).joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(quoted(sourceTable.name)) AS s WHERE s.Z_ENT = \(pair.source.layout.code)"
     }
 
     /// The value of a destination attribute for a row of `pair`: the source column, widened,
@@ -282,7 +283,10 @@ struct MigrationStatements {
         }
         let target = quoted(Self.buildingPrefix + join.name)
         let columns = join.isOrdered ? "(Z_SOURCE, Z_TARGET, Z_ORDER)" : "(Z_SOURCE, Z_TARGET)"
-        var owner = "l.owner", ownerCode = "l.oent", other = "l.target", otherCode = "l.tent"
+        var owner = "l.owner"
+        var ownerCode = "l.oent"
+        var other = "l.target"
+        var otherCode = "l.tent"
         var old = sourceRelationship(of: join.owner)
         if old == nil, let inverse = sourceRelationship(of: join.owner.inverseRelationship) {
             old = inverse
@@ -305,19 +309,22 @@ struct MigrationStatements {
         if !relationship.isToMany {
             guard let columns = source.foreignKeyColumn(relationship, of: owner) else { return nil }
             let code = columns.entityCode.map(quoted) ?? "\(target.layout.code)"
-            return "SELECT Z_PK AS owner, Z_ENT AS oent, \(quoted(columns.key)) AS target, \(code) AS tent, NULL AS ord FROM \(quoted(ownerTable.name)) WHERE \(quoted(columns.key)) IS NOT NULL AND Z_ENT IN (\(codes(of: owner)))"
+            return
+                "SELECT Z_PK AS owner, Z_ENT AS oent, \(quoted(columns.key)) AS target, \(code) AS tent, NULL AS ord FROM \(quoted(ownerTable.name)) WHERE \(quoted(columns.key)) IS NOT NULL AND Z_ENT IN (\(codes(of: owner)))"
         }
         switch source.storage(of: relationship) {
         case .foreignKey(let table, let column, let orderColumn, _)?:
             guard let inverse = relationship.inverseRelationship, let inverseColumns = source.foreignKeyColumn(inverse, of: target) else { return nil }
             let ownerCode = inverseColumns.entityCode.map(quoted) ?? "\(owner.layout.code)"
             let ord = orderColumn.map(quoted) ?? "NULL"
-            return "SELECT \(quoted(column)) AS owner, \(ownerCode) AS oent, Z_PK AS target, Z_ENT AS tent, \(ord) AS ord FROM \(quoted(table)) WHERE \(quoted(column)) IS NOT NULL AND Z_ENT IN (\(codes(of: target)))"
+            return
+                "SELECT \(quoted(column)) AS owner, \(ownerCode) AS oent, Z_PK AS target, Z_ENT AS tent, \(ord) AS ord FROM \(quoted(table)) WHERE \(quoted(column)) IS NOT NULL AND Z_ENT IN (\(codes(of: target)))"
         case .joinTable(let join, let isSourceSide)?:
             let own = isSourceSide ? "j.Z_SOURCE" : "j.Z_TARGET"
             let oth = isSourceSide ? "j.Z_TARGET" : "j.Z_SOURCE"
             let ord = join.isOrdered && isSourceSide ? "j.Z_ORDER" : "NULL"
-            return "SELECT \(own) AS owner, o.Z_ENT AS oent, \(oth) AS target, t.Z_ENT AS tent, \(ord) AS ord FROM \(quoted(join.name)) AS j JOIN \(quoted(ownerTable.name)) AS o ON o.Z_PK = \(own) JOIN \(quoted(targetTable.name)) AS t ON t.Z_PK = \(oth) WHERE o.Z_ENT IN (\(codes(of: owner))) AND t.Z_ENT IN (\(codes(of: target)))"
+            return
+                "SELECT \(own) AS owner, o.Z_ENT AS oent, \(oth) AS target, t.Z_ENT AS tent, \(ord) AS ord FROM \(quoted(join.name)) AS j JOIN \(quoted(ownerTable.name)) AS o ON o.Z_PK = \(own) JOIN \(quoted(targetTable.name)) AS t ON t.Z_PK = \(oth) WHERE o.Z_ENT IN (\(codes(of: owner))) AND t.Z_ENT IN (\(codes(of: target)))"
         case nil:
             return nil
         }

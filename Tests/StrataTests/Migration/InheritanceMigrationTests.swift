@@ -118,7 +118,8 @@ struct InheritanceMigrationTests {
         let before = try MigrationHarness.model(Self.separate, scratch: scratch, name: "Separate")
         let constrained = Self.separate.replacingOccurrences(
             of: #"<attribute name="barks" attributeType="Boolean" defaultValueString="YES"/>"#,
-            with: #"<attribute name="barks" attributeType="Boolean" defaultValueString="YES"/><attribute name="tag" optional="YES" attributeType="Integer 32" defaultValueString="0"/><uniquenessConstraints><uniquenessConstraint><constraint value="barks"/></uniquenessConstraint></uniquenessConstraints>"#
+            with:
+                #"<attribute name="barks" attributeType="Boolean" defaultValueString="YES"/><attribute name="tag" optional="YES" attributeType="Integer 32" defaultValueString="0"/><uniquenessConstraints><uniquenessConstraint><constraint value="barks"/></uniquenessConstraint></uniquenessConstraints>"#
         )
         let after = try MigrationHarness.model(constrained, scratch: scratch, name: "Constrained")
         let url = scratch.directory.file("fail.sqlite")

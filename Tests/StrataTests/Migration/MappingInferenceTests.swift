@@ -55,7 +55,8 @@ struct MappingInferenceTests {
 
     @Test("an added entity is add, a removed one remove, a renamed one (renaming identifier) transform from the old name")
     func entities() throws {
-        let changed = Self.base.replacingOccurrences(of: #"<entity name="Other">"#, with: #"<entity name="Thing" elementID="Other">"#)
+        let changed =
+            Self.base.replacingOccurrences(of: #"<entity name="Other">"#, with: #"<entity name="Thing" elementID="Other">"#)
             + #"<entity name="New"><attribute name="x" attributeType="String"/></entity>"#
         let mapping = try infer(changed)
         #expect(mapping.entityMappingsByName["AddNew"]?.mappingType == .add)
@@ -68,7 +69,11 @@ struct MappingInferenceTests {
     @Test("attributes: added (optional, or required with a default) take the default; removed are not mapped; renamed copy the old one")
     func attributes() throws {
         let changed = Self.base
-            .replacingOccurrences(of: #"<attribute name="title" optional="YES" attributeType="String"/>"#, with: #"<attribute name="name" optional="YES" attributeType="String" elementID="title"/><attribute name="memo" optional="YES" attributeType="String"/><attribute name="rank" attributeType="Integer 32" defaultValueString="1"/>"#)
+            .replacingOccurrences(
+                of: #"<attribute name="title" optional="YES" attributeType="String"/>"#,
+                with:
+                    #"<attribute name="name" optional="YES" attributeType="String" elementID="title"/><attribute name="memo" optional="YES" attributeType="String"/><attribute name="rank" attributeType="Integer 32" defaultValueString="1"/>"#
+            )
             .replacingOccurrences(of: #"<attribute name="ratio" optional="YES" attributeType="Float"/>"#, with: "")
         let mapping = try item(try infer(changed))
         #expect(mapping.mappingType == .transform)
@@ -93,10 +98,12 @@ struct MappingInferenceTests {
         #expect(try item(try infer(optional)).mappingType == .transform)
     }
 
-    @Test("type changes: widening is inferred (Integer 16 → 32 → 64, integer → Double or Decimal, Float → Double), anything else refused", arguments: [
-        ("Integer 16", "Integer 32", true), ("Integer 16", "Integer 64", true), ("Integer 16", "Double", true), ("Integer 16", "Decimal", true),
-        ("Integer 16", "String", false), ("Integer 16", "Boolean", false), ("Integer 16", "Float", false), ("Integer 16", "Date", false),
-    ])
+    @Test(
+        "type changes: widening is inferred (Integer 16 → 32 → 64, integer → Double or Decimal, Float → Double), anything else refused",
+        arguments: [
+            ("Integer 16", "Integer 32", true), ("Integer 16", "Integer 64", true), ("Integer 16", "Double", true), ("Integer 16", "Decimal", true),
+            ("Integer 16", "String", false), ("Integer 16", "Boolean", false), ("Integer 16", "Float", false), ("Integer 16", "Date", false),
+        ])
     func types(_ change: (String, String, Bool)) throws {
         let changed = Self.base.replacingOccurrences(of: #"name="count" attributeType="\#(change.0)""#, with: #"name="count" attributeType="\#(change.1)""#)
         if change.2 {
