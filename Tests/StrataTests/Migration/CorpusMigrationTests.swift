@@ -61,4 +61,36 @@ struct CorpusMigrationTests {
         #expect(v2ToV3.entityMappingsByName["NoteToNote"]?.relationshipMapping(named: "folders")?.sourcePropertyName == "folder")
         #expect(v2ToV3.entityMappingsByName["AddAttachment"]?.mappingType == .add)
     }
+
+    @Test("Notes 1 → Notes 4: body becomes text (default where missing), pinned defaults to NO, folder becomes folders, the attachment columns are dropped, Attachment starts empty")
+    func notesContents() throws {
+        let directory = TemporaryDirectory(prefix: "strata-notes")
+        let url = directory.file("notes.sqlite")
+        let v1 = try ManagedObjectModel(contentsOf: Self.ordered(Self.notes)[0])
+        try MigrationHarness.with(v1, at: url) { context in
+            let folder = try EntityDescription.insertNewObject(forEntityName: "Folder", into: context)
+            folder.setValue("inbox", forKey: "name")
+            for (title, body) in [("first", "hello" as String?), ("second", nil)] {
+                let note = try EntityDescription.insertNewObject(forEntityName: "Note", into: context)
+                note.setValue(title, forKey: "title")
+                note.setValue(body, forKey: "body")
+                note.setValue(Date(timeIntervalSinceReferenceDate: 10), forKey: "created")
+                note.setValue("a.png", forKey: "attachmentName")
+                note.setValue(title == "first" ? folder : nil, forKey: "folder")
+            }
+            try context.save()
+        }
+        let latest = try ManagedObjectModel(contentsOf: Self.notes)
+        try MigrationHarness.with(latest, at: url, options: MigrationHarness.automatic) { context throws in
+            let notes = try MigrationHarness.objects("Note", in: context, sortedBy: "title")
+            #expect(notes.map { $0.value(forKey: "text") as? String } == ["hello", "(no text)"])
+            #expect(notes.map { $0.value(forKey: "pinned") as? Bool } == [false, false])
+            #expect(notes.map { MigrationHarness.names($0, "folders", "name") } == [["inbox"], []])
+            #expect(notes.map { $0.value(forKey: "created") as? Date } == [Date(timeIntervalSinceReferenceDate: 10), Date(timeIntervalSinceReferenceDate: 10)])
+            #expect(latest.entitiesByName["Note"]?.attributesByName["attachmentName"] == nil)
+            #expect(try MigrationHarness.objects("Attachment", in: context).isEmpty)
+            let folders = try MigrationHarness.objects("Folder", in: context)
+            #expect(folders.map { MigrationHarness.names($0, "notes", "title") } == [["first"]])
+        }
+    }
 }
