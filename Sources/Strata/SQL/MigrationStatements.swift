@@ -2,11 +2,12 @@ import Foundation
 
 /// The SQL of an in-place lightweight migration of a SQLite store from one model's layout
 /// (`SQLiteSchema` of the source model) to another's, following SQLite's documented procedure
-/// for changing a table (https://www.sqlite.org/lang_altertable.html, "Making Other Kinds Of
-/// Table Schema Changes"): every table of the destination layout is created under a temporary
+/// for changing a table ("Making Other Kinds Of Table Schema Changes" in its `ALTER TABLE`
+/// documentation): every changed table of the destination layout is created under a temporary
 /// name and filled with `INSERT … SELECT` from the source tables (a copied column, a `CAST` for a
 /// widened type, the default value for a missing required value, `NULL` for a new optional
-/// attribute), the source tables are dropped, the new ones renamed and the indexes created.
+/// attribute), the source tables are dropped, the new ones renamed and the indexes created. A
+/// table that would be copied unchanged is kept (`isKept(_:keys:)`).
 ///
 /// Entity codes are remapped (`Z_ENT`, foreign keys' `_ENT` columns, `Z_PRIMARYKEY`, the
 /// persistent history's `ZENTITY`). Primary keys are kept, except when rows of several source
@@ -82,6 +83,11 @@ struct MigrationStatements {
         self.destinationByCode = destinations
     }
 
+    /// Whether every source entity continues under its own code (none removed, none renumbered).
+    private var isIdentity: Bool {
+        source.model.entities.allSatisfy { destinationByCode[$0.layout.code]?.layout.code == $0.layout.code }
+    }
+
     // MARK: Keys
 
     /// How source keys move: per source entity code, the amount added to its keys.
@@ -127,7 +133,8 @@ struct MigrationStatements {
     /// keeps a persistent history whose entity codes and keys follow the rows.
     func statements(keys: KeyPlan, hasHistory: Bool) -> [String] {
         var statements: [String] = []
-        for name in destination.tableOrder {
+        let kept = Set(keptTables(keys: keys))
+        for name in destination.tableOrder where !kept.contains(name) {
             guard let table = destination.tables[name] else { continue }
             var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER NOT NULL", "Z_OPT INTEGER NOT NULL DEFAULT 1"]
             columns += table.columns.map { "\(quoted($0.name)) \($0.declaration)".trimmingCharacters(in: .whitespaces) }
@@ -142,10 +149,10 @@ struct MigrationStatements {
                 "CREATE TABLE \(quoted(Self.buildingPrefix + join.name)) (Z_SOURCE INTEGER NOT NULL, Z_TARGET INTEGER NOT NULL\(order), PRIMARY KEY (Z_SOURCE, Z_TARGET)) WITHOUT ROWID")
             if let insert = joinCopy(join, keys: keys) { statements.append(insert) }
         }
-        for name in source.tableOrder + source.joinTables.map(\.name) {
+        for name in source.tableOrder + source.joinTables.map(\.name) where !kept.contains(name) {
             statements.append("DROP TABLE IF EXISTS \(quoted(name))")
         }
-        for name in destination.tableOrder + destination.joinTables.map(\.name) {
+        for name in destination.tableOrder.filter({ !kept.contains($0) }) + destination.joinTables.map(\.name) {
             statements.append("ALTER TABLE \(quoted(Self.buildingPrefix + name)) RENAME TO \(quoted(name))")
         }
         statements += destination.indexStatements
@@ -174,32 +181,67 @@ struct MigrationStatements {
     /// `INSERT … SELECT` of one entity's rows into its destination table (being built).
     private func rowCopy(_ pair: EntityPair, into table: SQLiteSchema.Table, keys: KeyPlan) -> String? {
         guard let sourceTable = source.table(for: pair.source) else { return nil }
+        let columns = rowColumns(pair, in: table, keys: keys)
+        return
+            "INSERT INTO \(quoted(Self.buildingPrefix + table.name)) (\(columns.map { quoted($0.name) }.joined(separator: ", "))) SELECT \(columns.map(\.value).joined(separator: ", ")) FROM \(quoted(sourceTable.name)) AS s WHERE s.Z_ENT = \(pair.source.layout.code)"
+    }
+
+    /// The destination columns of one entity's rows and the SQL value of each, over the source
+    /// row `s`.
+    private func rowColumns(_ pair: EntityPair, in table: SQLiteSchema.Table, keys: KeyPlan) -> [(name: String, value: String)] {
         let offset = keys.offsetByCode[pair.source.layout.code] ?? 0
-        var names = ["Z_PK", "Z_ENT", "Z_OPT"]
-        var values = [offset == 0 ? "s.Z_PK" : "s.Z_PK + \(offset)", "\(pair.destination.layout.code)", "s.Z_OPT"]
+        var columns: [(name: String, value: String)] = [
+            ("Z_PK", offset == 0 ? "s.Z_PK" : "s.Z_PK + \(offset)"), ("Z_ENT", "\(pair.destination.layout.code)"), ("Z_OPT", "s.Z_OPT"),
+        ]
         for attribute in MappingModel.storedAttributes(of: pair.destination) {
             guard let column = destination.attributeColumn(attribute, of: pair.destination) else { continue }
-            names.append(column)
-            values.append(attributeValue(attribute, pair: pair))
+            columns.append((column, attributeValue(attribute, pair: pair)))
         }
         for relationship in MappingModel.storedRelationships(of: pair.destination) where !relationship.isToMany {
-            guard let columns = destination.foreignKeyColumn(relationship, of: pair.destination) else { continue }
+            guard let names = destination.foreignKeyColumn(relationship, of: pair.destination) else { continue }
             let value = toOneValue(relationship, pair: pair, keys: keys)
-            names.append(columns.key)
-            values.append(value.key)
-            if let code = columns.entityCode {
-                names.append(code)
-                values.append(value.entityCode)
-            }
+            columns.append((names.key, value.key))
+            if let code = names.entityCode { columns.append((code, value.entityCode)) }
         }
         // Ordered one-to-many positions kept in a column of the same name in the source table.
-        let sourceColumns = Set(sourceTable.columns.map(\.name))
-        for column in table.columns where column.name.hasPrefix("Z_FOK_") && sourceColumns.contains(column.name) && !names.contains(column.name) {
-            names.append(column.name)
-            values.append("s.\(quoted(column.name))")
+        let sourceColumns = Set(source.table(for: pair.source)?.columns.map(\.name) ?? [])
+        for column in table.columns where column.name.hasPrefix("Z_FOK_") && sourceColumns.contains(column.name) && !columns.contains(where: { $0.name == column.name }) {
+            columns.append((column.name, "s.\(quoted(column.name))"))
         }
-        return
-            "INSERT INTO \(quoted(Self.buildingPrefix + table.name)) (\(names.map(quoted).joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(quoted(sourceTable.name)) AS s WHERE s.Z_ENT = \(pair.source.layout.code)"
+        return columns
+    }
+
+    /// The destination tables kept as they are (see ``isKept(_:keys:)``).
+    func keptTables(keys: KeyPlan) -> [String] {
+        destination.tableOrder.filter { isKept($0, keys: keys) }
+    }
+
+    /// The indexes of a table (binds its name) that SQLite did not make itself: on a kept table,
+    /// those the destination model no longer has are dropped.
+    static let indexesOfTable = "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name = ?"
+
+    /// Whether the destination table `name` is the source table of the same name unchanged, so
+    /// the migration keeps it as it is: the same columns, the same entities with the same codes
+    /// (none removed), keys not shifted, and every value a plain copy of its own column.
+    func isKept(_ name: String, keys: KeyPlan) -> Bool {
+        guard let table = destination.tables[name], let old = source.tables[name],
+            table.columns.map(\.name) == old.columns.map(\.name), table.columns.map(\.declaration) == old.columns.map(\.declaration)
+        else { return false }
+        let feeding = pairs.filter { destination.table(for: $0.destination)?.name == name }
+        let sourceCodes = Set(source.model.entities.filter { source.table(for: $0)?.name == name }.map(\.layout.code))
+        guard Set(feeding.map(\.source.layout.code)) == sourceCodes, feeding.allSatisfy({ source.table(for: $0.source)?.name == name }) else { return false }
+        for pair in feeding {
+            guard pair.source.layout.code == pair.destination.layout.code, (keys.offsetByCode[pair.source.layout.code] ?? 0) == 0 else { return false }
+            for column in rowColumns(pair, in: table, keys: keys) {
+                switch column.name {
+                case "Z_PK": guard column.value == "s.Z_PK" else { return false }
+                case "Z_ENT": guard column.value == "\(pair.source.layout.code)" else { return false }
+                case "Z_OPT": guard column.value == "s.Z_OPT" else { return false }
+                default: guard column.value == "s.\(quoted(column.name))" else { return false }
+                }
+            }
+        }
+        return true
     }
 
     /// The value of a destination attribute for a row of `pair`: the source column, widened,
@@ -215,7 +257,7 @@ struct MigrationStatements {
         case (.integer16, .decimal), (.integer32, .decimal), (.integer64, .decimal): value = "CAST(\(value) AS TEXT)"
         default: break
         }
-        if !attribute.isOptional && fallback != "NULL" { value = "COALESCE(\(value), \(fallback))" }
+        if !attribute.isOptional && old.isOptional && fallback != "NULL" { value = "COALESCE(\(value), \(fallback))" }
         return value
     }
 
@@ -344,6 +386,7 @@ struct MigrationStatements {
             return offset == 0 ? key : "(\(key) + \(offset))"
         }
         guard let code else { return key }
+        if isIdentity && keys.offsetByCode.values.allSatisfy({ $0 == 0 }) { return key }
         let cases = source.model.entities.map(\.layout.code).sorted().compactMap { sourceCode -> String? in
             guard destinationByCode[sourceCode] != nil else { return nil }
             let offset = keys.offsetByCode[sourceCode] ?? 0
@@ -357,6 +400,7 @@ struct MigrationStatements {
     private func remapCode(_ code: String?, staticEntity: EntityDescription?) -> String {
         if code == nil, let staticEntity { return destinationByCode[staticEntity.layout.code].map { "\($0.layout.code)" } ?? "NULL" }
         guard let code else { return "NULL" }
+        if isIdentity { return code }
         let cases = destinationByCode.sorted { $0.key < $1.key }.map { "WHEN \($0.key) THEN \($0.value.layout.code)" }
         return cases.isEmpty ? "NULL" : "(CASE \(code) \(cases.joined(separator: " ")) END)"
     }

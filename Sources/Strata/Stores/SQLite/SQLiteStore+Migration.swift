@@ -53,8 +53,18 @@ extension SQLiteStore {
                     try connection.makeStatement(sql).forEachRow { ceilings[table] = $0.int64(at: 0) }
                 }
                 let hasHistory = try tableExists("Z_HISTORY_CHANGE", on: connection)
-                for statement in plan.statements(keys: plan.keyPlan(ceilings: ceilings), hasHistory: hasHistory) {
+                let keys = plan.keyPlan(ceilings: ceilings)
+                for statement in plan.statements(keys: keys, hasHistory: hasHistory) {
                     try connection.execute(statement)
+                }
+                // A kept table keeps its indexes: drop those the destination model no longer has.
+                let wanted = Set(plan.destination.indexStatements.compactMap(SQLiteSchema.indexName))
+                for table in plan.keptTables(keys: keys) {
+                    var stale: [String] = []
+                    try connection.makeStatement(MigrationStatements.indexesOfTable).forEachRow([.text(table)]) { row in
+                        if let name = row.text(at: 0), !wanted.contains(name) { stale.append(name) }
+                    }
+                    for name in stale { try connection.execute("DROP INDEX \"\(name.replacingOccurrences(of: "\"", with: "\"\""))\"") }
                 }
                 metadata[StoreMetadataKey.modelVersionHash] = destinationModel.versionHash.hexString
                 metadata[StoreMetadataKey.entityVersionHashes] = destinationModel.entityVersionHashesByName.mapValues(\.hexString)
