@@ -63,13 +63,14 @@ struct AutomaticMigrationTests {
         try expectUnchanged(v1, at: url)
     }
 
-    @Test("no candidate model matches the store: 134080 (underlying 134100) saying no source model was found")
+    @Test("no candidate model matches the store: 134080 (underlying 134100) saying no source model was found, then why the models differ")
     func noSourceModel() throws {
         let (_, v1, url) = try shop()
         let alone = try MigrationHarness.model(ShopModels.v2, scratch: scratch, name: "Alone")
         let error = #expect(throws: StrataError.self) { try MigrationHarness.coordinator(alone, at: url, options: MigrationHarness.automatic) }
         #expect(error?.code == StrataError.Code.persistentStoreOpen)
-        #expect(error?.message.contains("no source model was found") == true)
+        #expect(error?.message.contains("No source model was found") == true)
+        #expect(error?.message.contains("incompatible") == true)
         #expect(error?.underlyingErrors.first?.code == StrataError.Code.persistentStoreIncompatibleVersionHash)
         try expectUnchanged(v1, at: url)
         // Given as a migration source model, the same v1 (built from the file, not the bundle) is found.

@@ -109,10 +109,13 @@ extension SQLiteStore {
         let given = options[PersistentStoreOption.migrationSourceModels] as? [ManagedObjectModel] ?? []
         if let match = given.first(where: { $0.versionHash.hexString == storeHash }) { return match }
         if let match = model.modelFileVersions().first(where: { $0.versionHash.hexString == storeHash }) { return match }
+        // The incompatibility itself, with the entities that differ, as opening without migration says it.
+        var detail = ""
+        do { try checkCompatibility(metadata, model: model, url: url) } catch let error as StrataError { detail = " " + error.message }
         var error = StrataError(
             code: StrataError.Code.persistentStoreOpen,
             message:
-                "The store was made with another version of the model and no source model was found to migrate it from (store model hash \(storeHash.prefix(12))…; tried \(model.modelFileVersionURLs.count) version(s) of the model's bundle and \(given.count) model(s) of PersistentStoreOption.migrationSourceModels)",
+                "No source model was found to migrate the store from: none of the \(model.modelFileVersionURLs.count) version(s) of the model's bundle and \(given.count) model(s) of PersistentStoreOption.migrationSourceModels has the store's version hash.\(detail)",
             url: url)
         error.underlyingErrors = [StrataError(code: StrataError.Code.persistentStoreIncompatibleVersionHash, message: "Version hashes differ", url: url)]
         throw error
