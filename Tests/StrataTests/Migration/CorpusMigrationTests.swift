@@ -94,4 +94,3 @@ struct CorpusMigrationTests {
         }
     }
 }
-
