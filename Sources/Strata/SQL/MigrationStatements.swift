@@ -40,8 +40,9 @@ struct MigrationStatements {
     static let buildingPrefix = "Z_MIGRATING_"
 
     /// Resolves `mapping` against the two layouts. Throws (134110) for a mapping the store
-    /// cannot run by itself: a custom or undefined entity mapping, an unknown entity or property,
-    /// or a property mapping that is neither a plain copy nor the default.
+    /// cannot run by itself: a custom or undefined entity mapping, one with a source-instances
+    /// predicate or a policy class, an unknown entity or property, or a property mapping that is
+    /// neither a plain copy nor the default.
     init(source: SQLiteSchema, destination: SQLiteSchema, mapping: MappingModel) throws {
         self.source = source
         self.destination = destination
@@ -56,6 +57,9 @@ struct MigrationStatements {
             case .custom, .undefined:
                 throw fail("entity mapping \(entityMapping.name) is \(entityMapping.mappingType.rawValue) (use a MigrationManager)")
             case .copy, .transform: break
+            }
+            if entityMapping.sourceInstancesPredicate != nil || entityMapping.policyClass != nil {
+                throw fail("entity mapping \(entityMapping.name) has a source-instances predicate or a migration policy (use a MigrationManager)")
             }
             guard let sourceName = entityMapping.sourceEntityName, let sourceEntity = source.model.entitiesByName[sourceName],
                 let destinationName = entityMapping.destinationEntityName, let destinationEntity = destination.model.entitiesByName[destinationName]

@@ -5,7 +5,7 @@ import Foundation
 /// mapping, with the property changes and the entity's rows before and after. A value; usable on
 /// any thread.
 public struct MigrationReport: Sendable, CustomStringConvertible {
-    /// One entity mapping's part of a migration.
+    /// One entity mapping's part of a migration. A value; usable on any thread.
     public struct EntityChange: Sendable, CustomStringConvertible {
         /// The entity mapping's name (`SourceToDestination`, `AddX`, `RemoveX` when inferred).
         public let mappingName: String
@@ -39,7 +39,7 @@ public struct MigrationReport: Sendable, CustomStringConvertible {
     /// The entity mappings' parts, in the mapping model's order.
     public let entityChanges: [EntityChange]
 
-    /// Creates a report.
+    /// Creates a report (Strata makes them; public for tests and tools). Callable from any thread.
     public init(sourceVersionHash: String, destinationVersionHash: String, isMigrationNeeded: Bool, entityChanges: [EntityChange]) {
         self.sourceVersionHash = sourceVersionHash
         self.destinationVersionHash = destinationVersionHash
@@ -47,7 +47,8 @@ public struct MigrationReport: Sendable, CustomStringConvertible {
         self.entityChanges = entityChanges
     }
 
-    /// The part of the entity mapping that produces the destination entity `name`.
+    /// The part of the entity mapping that produces the destination entity `name`. Callable
+    /// from any thread.
     public func change(forDestinationEntity name: String) -> EntityChange? {
         entityChanges.first { $0.destinationEntityName == name }
     }

@@ -61,4 +61,29 @@ struct MigrationStatementsTests {
             #expect(try MigrationHarness.objects("Tag", in: context).map { $0.value(forKey: "name") as? String } == ["red", "red"])
         }
     }
+
+    @Test("the in-place seam runs a given mapping and reports it; a mapping it cannot run (custom) is refused with 134110 before anything is touched")
+    func seam() throws {
+        let scratch = ModelFileScratch()
+        let source = try MigrationHarness.model(Self.before, scratch: scratch, name: "Before")
+        let destination = try MigrationHarness.model(Self.after, scratch: scratch, name: "After")
+        let url = scratch.directory.file("seam.sqlite")
+        try MigrationHarness.with(source, at: url) { context in
+            let item = try EntityDescription.insertNewObject(forEntityName: "Item", into: context)
+            item.setValue("kept", forKey: "title")
+            try context.save()
+        }
+        let custom = MappingModel(entityMappings: [EntityMapping(name: "ItemToItem", mappingType: .custom, sourceEntityName: "Item", destinationEntityName: "Item")])
+        let error = #expect(throws: StrataError.self) { try SQLiteStore.migrateInPlace(at: url, from: source, to: destination, mapping: custom) }
+        #expect(error?.code == StrataError.Code.migration)
+        #expect(error?.message.contains("ItemToItem is custom") == true)
+        #expect(source.isConfiguration(withName: nil, compatibleWithStoreMetadata: try PersistentStoreCoordinator.metadataForPersistentStore(at: url)))
+        let mapping = try MappingModel.inferredMappingModel(forSourceModel: source, destinationModel: destination)
+        let report = try SQLiteStore.migrateInPlace(at: url, from: source, to: destination, mapping: mapping)
+        #expect(report.change(forDestinationEntity: "Item")?.propertyChanges == ["added size"])
+        #expect(report.change(forDestinationEntity: "Item")?.rowCountAfter == 1)
+        try MigrationHarness.with(destination, at: url) { context throws in
+            #expect(try MigrationHarness.objects("Item", in: context).map { $0.value(forKey: "title") as? String } == ["kept"])
+        }
+    }
 }
