@@ -66,4 +66,55 @@ struct OrderedMigrationTests {
             #expect(all.map { InPlaceMigrationTests.int($0.value(forKey: "length")) } == [60, 60, 60])
         }
     }
+
+    static let withoutInverse = """
+        <entity name="Person">
+            <attribute name="name" attributeType="String"/>
+            <relationship name="items" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Item"/>
+        </entity>
+        <entity name="Item">
+            <attribute name="title" attributeType="String"/>
+        </entity>
+        """
+
+    static let withInverse = """
+        <entity name="Person">
+            <attribute name="name" attributeType="String"/>
+            <relationship name="items" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Item" inverseName="owner" inverseEntity="Item"/>
+        </entity>
+        <entity name="Item">
+            <attribute name="title" attributeType="String"/>
+            <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person" inverseName="items" inverseEntity="Person"/>
+        </entity>
+        """
+
+    @Test("a to-many gaining an inverse to-one (join table → foreign key) and losing it again keeps its members", arguments: [true, false])
+    func inverseAddedOrRemoved(_ adding: Bool) throws {
+        let scratch = ModelFileScratch()
+        let before = try MigrationHarness.model(adding ? Self.withoutInverse : Self.withInverse, scratch: scratch, name: "Before")
+        let after = try MigrationHarness.model(adding ? Self.withInverse : Self.withoutInverse, scratch: scratch, name: "After")
+        let url = scratch.directory.file("inverse.sqlite")
+        try MigrationHarness.with(before, at: url) { context in
+            for (name, titles) in [("ann", ["a", "b"]), ("bob", ["c"])] {
+                let person = try EntityDescription.insertNewObject(forEntityName: "Person", into: context)
+                person.setValue(name, forKey: "name")
+                for title in titles {
+                    let item = try EntityDescription.insertNewObject(forEntityName: "Item", into: context)
+                    item.setValue(title, forKey: "title")
+                    person.mutableSetValue(forKey: "items").add(item)
+                }
+            }
+            try EntityDescription.insertNewObject(forEntityName: "Item", into: context).setValue("loose", forKey: "title")
+            try context.save()
+        }
+        let options = MigrationHarness.automatic.merging([PersistentStoreOption.migrationSourceModels: [before]]) { a, _ in a }
+        try MigrationHarness.with(after, at: url, options: options) { context throws in
+            let people = try MigrationHarness.objects("Person", in: context, sortedBy: "name")
+            #expect(people.map { MigrationHarness.names($0, "items", "title") } == [["a", "b"], ["c"]])
+            if adding {
+                let items = try MigrationHarness.objects("Item", in: context, sortedBy: "title")
+                #expect(items.map { MigrationHarness.names($0, "owner", "name") } == [["ann"], ["ann"], ["bob"], []])
+            }
+        }
+    }
 }
