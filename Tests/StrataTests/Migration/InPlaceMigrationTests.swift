@@ -109,4 +109,16 @@ struct InPlaceMigrationTests {
             #expect(try transactions().count == 2)
         }
     }
+
+    @Test("a store that keeps a history, opened without tracking (read-only, as in Core Data), is not migrated")
+    func historyWithoutTracking() throws {
+        let scratch = ModelFileScratch()
+        let bundle = try ShopModels.bundle(in: scratch, current: 2)
+        let v1 = try ManagedObjectModel(contentsOf: bundle.appendingPathComponent("Shop 1.xcdatamodel"))
+        let url = scratch.directory.file("untracked.sqlite")
+        try ShopModels.seedV1(v1, at: url, options: [PersistentStoreOption.persistentHistoryTracking: true])
+        let error = #expect(throws: StrataError.self) { try MigrationHarness.coordinator(try ManagedObjectModel(contentsOf: bundle), at: url, options: MigrationHarness.automatic) }
+        #expect(error?.message.contains("never migrated") == true)
+        #expect(v1.isConfiguration(withName: nil, compatibleWithStoreMetadata: try PersistentStoreCoordinator.metadataForPersistentStore(at: url)))
+    }
 }

@@ -124,8 +124,9 @@ extension SQLiteStore {
     /// Before the schema is prepared: when the store's version hashes differ from the model's
     /// and `options` ask for automatic, inferred migration, finds the source model, infers the
     /// mapping and migrates in place. Does nothing for a new store, a matching one, or when the
-    /// options do not ask (opening then fails as an incompatible store). A read-only store is
-    /// never migrated: a clear error.
+    /// options do not ask (opening then fails as an incompatible store). A read-only store, or
+    /// one that keeps a persistent history opened without tracking (read-only too), is never
+    /// migrated: a clear error.
     static func migrateIfNeeded(on connection: SQLiteConnection, model: ManagedObjectModel, url: URL, options: [String: any Sendable], readOnly: Bool) throws {
         let migrates = options[PersistentStoreOption.migratePersistentStoresAutomatically] as? Bool ?? false
         let infers = options[PersistentStoreOption.inferMappingModelAutomatically] as? Bool ?? false
@@ -136,6 +137,13 @@ extension SQLiteStore {
             throw StrataError(
                 code: StrataError.Code.persistentStoreOpen,
                 message: "The store was made with another version of the model and was opened read-only: a read-only store is never migrated (open it writable to migrate it)",
+                url: url)
+        }
+        if !options.tracksPersistentHistory, try tableExists(HistoryStatements.transactionTable, on: connection) {
+            throw StrataError(
+                code: StrataError.Code.persistentStoreOpen,
+                message:
+                    "The store was made with another version of the model and keeps a persistent history, but was opened without PersistentStoreOption.persistentHistoryTracking: such a store is read-only and is never migrated (open it with tracking on to migrate it)",
                 url: url)
         }
         let source = try sourceModel(forStoreMetadata: metadata, destination: model, options: options, url: url)
