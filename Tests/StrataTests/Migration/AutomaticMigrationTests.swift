@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataLocks
 import StrataTestSupport
 import Testing
 
@@ -125,5 +126,19 @@ struct AutomaticMigrationTests {
         // The store made with the destination model needs nothing.
         try MigrationHarness.with(v2, at: url, options: MigrationHarness.automatic) { _ in }
         #expect(try PersistentStoreCoordinator.dryRunMigration(ofStoreAt: url, to: v2).isMigrationNeeded == false)
+    }
+
+    @Test("two coordinators adding the same old store at once: one migrates, the other finds it migrated; both open it")
+    func concurrentOpen() throws {
+        let (bundle, _, url) = try shop()
+        let outcomes = StrataLock<[Bool]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            let opened =
+                (try? MigrationHarness.with(try ManagedObjectModel(contentsOf: bundle), at: url, options: MigrationHarness.automatic) { context in
+                    try MigrationHarness.objects("Item", in: context).count == 3
+                }) ?? false
+            outcomes.withLock { $0.append(opened) }
+        }
+        #expect(outcomes.withLock { $0 } == [true, true])
     }
 }

@@ -43,6 +43,16 @@ extension SQLiteStore {
             return try connection.transaction(writeTransaction) {
                 var metadata = try readMetadata(on: connection, url: url)
                 let sourceHash = metadata[StoreMetadataKey.modelVersionHash] as? String ?? ""
+                // Another connection may have migrated the store while this one waited for the lock.
+                let destinationHash = destinationModel.versionHash.hexString
+                if sourceHash == destinationHash {
+                    return MigrationReport(sourceVersionHash: sourceHash, destinationVersionHash: destinationHash, isMigrationNeeded: false, entityChanges: [])
+                }
+                guard sourceHash == sourceModel.versionHash.hexString else {
+                    throw StrataError(
+                        code: StrataError.Code.migration, message: "The store's version hash is not the source model's (\(sourceHash.prefix(12))…): it was not made with that model",
+                        url: url)
+                }
                 var before: [String: Int] = [:]
                 for entity in sourceModel.entities {
                     if let sql = MigrationStatements.rowCount(of: entity, in: plan.source) { before[entity.name] = try count(sql, on: connection) }
