@@ -41,7 +41,7 @@ struct MigrationStatements {
 
     /// Resolves `mapping` against the two layouts. Throws (134110) for a mapping the store
     /// cannot run by itself: a custom or undefined entity mapping, one with a source-instances
-    /// predicate or a policy class, an unknown entity or property, or a property mapping that is
+    /// predicate, sub-entities' instances or a policy class, an unknown entity or property, or a property mapping that is
     /// neither a plain copy nor the default.
     init(source: SQLiteSchema, destination: SQLiteSchema, mapping: MappingModel) throws {
         self.source = source
@@ -58,8 +58,8 @@ struct MigrationStatements {
                 throw fail("entity mapping \(entityMapping.name) is \(entityMapping.mappingType.rawValue) (use a MigrationManager)")
             case .copy, .transform: break
             }
-            if entityMapping.sourceInstancesPredicate != nil || entityMapping.policyClass != nil {
-                throw fail("entity mapping \(entityMapping.name) has a source-instances predicate or a migration policy (use a MigrationManager)")
+            if entityMapping.sourceInstancesPredicate != nil || entityMapping.sourceInstancesIncludeSubentities || entityMapping.policyClass != nil {
+                throw fail("entity mapping \(entityMapping.name) filters its source instances, includes its sub-entities' or has a migration policy (use a MigrationManager)")
             }
             guard let sourceName = entityMapping.sourceEntityName, let sourceEntity = source.model.entitiesByName[sourceName],
                 let destinationName = entityMapping.destinationEntityName, let destinationEntity = destination.model.entitiesByName[destinationName]

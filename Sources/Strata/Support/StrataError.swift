@@ -174,6 +174,10 @@ extension StrataError {
         public static let entityMigrationPolicy = 134170
         /// SQLite reported an error (134180).
         public static let sqlite = 134180
+        /// A mapping model cannot be inferred between two models (134190,
+        /// `NSInferredMappingModelError`): the message names the entity and property that changed in
+        /// a way lightweight migration cannot follow.
+        public static let inferredMappingModel = 134190
     }
 }
 
