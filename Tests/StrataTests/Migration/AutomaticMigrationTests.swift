@@ -72,6 +72,7 @@ struct AutomaticMigrationTests {
         #expect(error?.code == StrataError.Code.persistentStoreOpen)
         #expect(error?.message.contains("No source model was found") == true)
         #expect(error?.message.contains("incompatible") == true)
+        #expect(error?.underlyingErrors.map(\.code) == [StrataError.Code.persistentStoreIncompatibleVersionHash, StrataError.Code.migrationMissingSourceModel])
         #expect(error?.underlyingErrors.first?.code == StrataError.Code.persistentStoreIncompatibleVersionHash)
         try expectUnchanged(v1, at: url)
         // Given as a migration source model, the same v1 (built from the file, not the bundle) is found.

@@ -111,7 +111,8 @@ extension SQLiteStore {
 
     /// The model the store was made with, among the versions of the bundle `model` was read
     /// from and the models of `PersistentStoreOption.migrationSourceModels`: the one whose
-    /// model version hash is the store's. Throws 134080 (underlying 134100) when none is.
+    /// model version hash is the store's. Throws 134080 (underlying 134100, then 134130,
+    /// `NSMigrationMissingSourceModelError`) when none is.
     static func sourceModel(forStoreMetadata metadata: [String: any Sendable], destination model: ManagedObjectModel, options: [String: any Sendable], url: URL) throws
         -> ManagedObjectModel
     {
@@ -127,7 +128,10 @@ extension SQLiteStore {
             message:
                 "No source model was found to migrate the store from: none of the \(model.modelFileVersionURLs.count) version(s) of the model's bundle and \(given.count) model(s) of PersistentStoreOption.migrationSourceModels has the store's version hash.\(detail)",
             url: url)
-        error.underlyingErrors = [StrataError(code: StrataError.Code.persistentStoreIncompatibleVersionHash, message: "Version hashes differ", url: url)]
+        error.underlyingErrors = [
+            StrataError(code: StrataError.Code.persistentStoreIncompatibleVersionHash, message: "Version hashes differ", url: url),
+            StrataError(code: StrataError.Code.migrationMissingSourceModel, message: "No model matches the store's version hash", url: url),
+        ]
         throw error
     }
 
