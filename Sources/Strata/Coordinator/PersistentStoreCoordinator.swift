@@ -70,6 +70,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         if let url, let existing = persistentStores.first(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
             throw StrataError(code: StrataError.Code.persistentStoreOpen, message: "The store at this URL is already added to this coordinator (\(existing.identifier))", url: url)
         }
+        try runMigrationStep(type: type, url: url, options: options)
         // The coordinator's SQL observers reach the SQLite store with its options.
         var storeOptions = options
         storeOptions[SQLObservers.optionKey] = sqlObservers
