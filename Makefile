@@ -164,7 +164,7 @@ layers:
 	@if [ ! -f "$(FOLDER_DEPS)" ]; then echo "layers: $(FOLDER_DEPS) not found (set FOLDER_DEPS=…)"; exit 1; fi
 	python3 $(FOLDER_DEPS) Sources/Strata --quiet \
 		--below Stores,SQL,Query,Model,Predicates,Values,Support,Concurrency:Context,Coordinator,Container,Results,Migration \
-		--below Context:Results,Migration --below Migration:Container \
+		--below Context:Results,Migration --below Container:Migration \
 		--below SQL:Stores --below Model,Predicates,Values:Objects,Query,SQL \
 		--max-scc 2 --max-lines 700
 
