@@ -68,6 +68,26 @@ public struct ReliabilityRun {
             if quick { configuration.deadline = Date().addingTimeInterval(60) }
             return BatchFaultSweep(configuration).run()
         }
+        part("migration fault sweep") {
+            guard let vfs = FaultVFS.register() else {
+                return PartReport(name: "I/O-fault injection into migration", figures: [Figure("cannot register the fault VFS", 1, mustBeZero: true)])
+            }
+            var configuration = MigrationFaultSweep.Configuration(directory: directory.appendingPathComponent("migration-faults"), seed: seed, vfs: vfs)
+            if quick {
+                configuration.settings = [StoreSettings(journal: .wal), StoreSettings(journal: .delete, synchronous: "FULL")]
+                configuration.deadline = Date().addingTimeInterval(60)
+            }
+            return MigrationFaultSweep(configuration).run()
+        }
+        part("migration crash loop") {
+            var configuration = MigrationCrashLoop.Configuration(
+                executable: executable, directory: directory.appendingPathComponent("migration-crash"), kills: quick ? 30 : 300, seed: seed)
+            if quick {
+                configuration.accounts = 2_000
+                configuration.deadline = Date().addingTimeInterval(60)
+            }
+            return MigrationCrashLoop(configuration).run()
+        }
         part("disk full") { DiskFull(directory: directory.appendingPathComponent("disk"), seed: seed).run() }
         part("read-only media") { ReadOnlyMedia(directory: directory.appendingPathComponent("disk"), seed: seed).run() }
         part("several processes") {
@@ -98,6 +118,10 @@ public struct ReliabilityRun {
             ("failed saves found committed", value("I/O-fault", "failed saves found committed"), true),
             ("batch fault points swept", value("I/O-fault injection into batch", "fault points swept in batch requests"), false),
             ("batch stores neither before nor after", value("I/O-fault injection into batch", "stores not exactly before or after the request"), true),
+            ("migration fault points swept", value("I/O-fault injection into migration", "fault points swept in migrations"), false),
+            ("migrated stores neither before nor after", value("I/O-fault injection into migration", "stores neither before nor after the migration"), true),
+            ("kills during migration", value("SIGKILL loop over migration", "kills during migration"), false),
+            ("stores half-migrated after a kill", value("SIGKILL loop over migration", "stores neither before nor after"), true),
             ("disk-full saves reported as SQLITE_FULL", value("disk full", "saves failed with StrataError + SQLITE_FULL"), false),
             ("read-only media: unclear errors", value("read-only", "unclear errors"), true),
             ("lost updates across processes", value("several processes", "lost updates"), true),

@@ -4,9 +4,9 @@ import ReliabilityKit
 // StrataReliability: Strata's reliability harness (docs/reliability.md).
 //
 //   quick | full            every part, with the summary figures (CI runs `quick`)
-//   crash | faults | batch-faults | disk | processes | controls
+//   crash | faults | batch-faults | migration-faults | migration-crash | disk | processes | controls
 //                           one part
-//   bank-child | counter-worker | lock-holder | history-writer
+//   bank-child | counter-worker | lock-holder | history-writer | migrate-child
 //                           the child processes the parts (and tests) start
 //   create-store | check    make a bank store / check one by hand
 //
@@ -61,6 +61,18 @@ case "batch-faults":
     var configuration = BatchFaultSweep.Configuration(directory: directory, seed: seed, vfs: vfs)
     if let kind = arguments.string("kind").flatMap(BatchFaultSweep.Kind.init(rawValue:)) { configuration.kinds = [kind] }
     finish([BatchFaultSweep(configuration).run()], removing: directory)
+case "migration-faults":
+    guard let vfs = FaultVFS.register() else {
+        print("cannot register the fault VFS")
+        exit(1)
+    }
+    let directory = scratch("migration-faults")
+    finish([MigrationFaultSweep(MigrationFaultSweep.Configuration(directory: directory, seed: seed, vfs: vfs)).run()], removing: directory)
+case "migration-crash":
+    let directory = scratch("migration-crash")
+    finish([MigrationCrashLoop(MigrationCrashLoop.Configuration(executable: HarnessExecutable.current, directory: directory, kills: arguments.int("kills", 100), seed: seed)).run()], removing: directory)
+case "migrate-child":
+    exit(MigrateChild.run(arguments))
 case "disk":
     let directory = scratch("disk")
     finish([DiskFull(directory: directory, seed: seed).run(), ReadOnlyMedia(directory: directory, seed: seed).run()], removing: directory)
