@@ -14,10 +14,6 @@ extension PersistentStoreOption {
     /// (Core Data's `NSPersistentStoreStagedMigrationManagerOptionKey`). SQLite stores only; a
     /// read-only store is never migrated. See docs/models-and-migration.md ("Staged migration").
     public static let stagedMigrationManager = "NSPersistentStoreStagedMigrationManagerOptionKey"
-    /// `Bool`: the store is opened by a migration (a custom stage's handlers): external data
-    /// files are neither deleted nor collected while it is open, since the migration may still
-    /// fail and the original store still reference them. Internal.
-    static let migrationInProgress = "StrataMigrationInProgressOption"
 }
 
 extension PersistentStoreCoordinator {

@@ -9,7 +9,7 @@ extension StagedMigrationManager {
         guard FileManager.default.fileExists(atPath: url.path) else { return }
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
         if model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) { return }
-        let candidates = (options[PersistentStoreOption.migrationSourceModels] as? [ManagedObjectModel] ?? []) + model.bundleVersionModels()
+        let candidates = (options[PersistentStoreOption.migrationSourceModels] as? [ManagedObjectModel] ?? []) + model.modelFileVersions()
         let plan = try StagedMigrationPlan(stages: stages, destination: model, candidates: candidates)
         guard let start = plan.indexOfStoreVersion(metadata) else {
             var error = StrataError(
@@ -19,14 +19,14 @@ extension StagedMigrationManager {
             error.underlyingErrors = [StrataError(code: StrataError.Code.persistentStoreIncompatibleVersionHash, message: "Version hashes differ", url: url)]
             throw error
         }
-        StagedMigrationWorkspace.removeLeftovers(beside: url)
+        StoreWorkspace.removeLeftovers(beside: url)
         for index in start..<plan.steps.count {
             let from = plan.versions[index].model
             let to = plan.versions[index + 1].model
             do {
                 switch plan.steps[index] {
                 case .lightweight:
-                    try LightweightMigration.migrateInPlace(storeAt: url, from: from, to: to)
+                    try Self.migrateLightweight(at: url, from: from, to: to)
                 case .custom(let stage):
                     try runCustomStage(stage, storeAt: url, from: from, to: to)
                 }
@@ -41,16 +41,23 @@ extension StagedMigrationManager {
     /// Runs a custom stage on a copy of the store and puts the copy in the store's place when
     /// the handlers and the step all succeeded.
     private func runCustomStage(_ stage: CustomMigrationStage, storeAt url: URL, from: ManagedObjectModel, to: ManagedObjectModel) throws {
-        let workspace = try StagedMigrationWorkspace(copying: url)
+        let workspace = try StoreWorkspace(beside: url, copyingStore: true)
         defer { workspace.discard() }
         if let handler = stage.willMigrateHandler {
-            try withContainer(at: workspace.copyURL, model: from) { try handler(self, stage) }
+            try withContainer(at: workspace.storeURL, model: from) { try handler(self, stage) }
         }
-        try LightweightMigration.migrateInPlace(storeAt: workspace.copyURL, from: from, to: to)
+        try Self.migrateLightweight(at: workspace.storeURL, from: from, to: to)
         if let handler = stage.didMigrateHandler {
-            try withContainer(at: workspace.copyURL, model: to) { try handler(self, stage) }
+            try withContainer(at: workspace.storeURL, model: to) { try handler(self, stage) }
         }
         try workspace.replaceOriginal()
+    }
+
+    /// One lightweight step in place: the inferred mapping from `from` to `to`, run in one
+    /// SQLite transaction (Stores/SQLite/SQLiteStore+Migration.swift).
+    private static func migrateLightweight(at url: URL, from: ManagedObjectModel, to: ManagedObjectModel) throws {
+        let mapping = try MappingModel.inferredMappingModel(forSourceModel: from, destinationModel: to)
+        _ = try SQLiteStore.migrateInPlace(at: url, from: from, to: to, mapping: mapping)
     }
 
     /// Opens a container on the store at `url` with `model` (no automatic migration), makes it
@@ -60,7 +67,6 @@ extension StagedMigrationManager {
         let description = PersistentStoreDescription(url: url)
         description.shouldMigrateStoreAutomatically = false
         description.shouldInferMappingModelAutomatically = false
-        description.setOption(true, forKey: PersistentStoreOption.migrationInProgress)
         container.persistentStoreDescriptions = [description]
         try container.loadPersistentStores()
         setContainer(container)

@@ -144,7 +144,7 @@ struct StagedMigrationTests {
         #expect(coordinator.persistentStores.isEmpty)
         // The stages before the failing one are done; the failing one left nothing behind.
         #expect(try Self.names(at: url, model: models[2]) == [["ada"], ["unknown"]])
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(".strata-staged-") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(".strata-migration-") }
         #expect(leftovers.isEmpty)
     }
 

@@ -1,0 +1,116 @@
+import Foundation
+import StrataSQLite
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A hidden folder beside a SQLite store where a migration builds the store's next version —
+/// a copy of the store (a custom stage of a staged migration) or a new store (a custom
+/// migration in place) — and the swap that puts the result in the store's place.
+///
+/// External binary data: the workspace gets its own `.<StoreName>_SUPPORT/_EXTERNAL_DATA`
+/// folder holding hard links to the store's files, so the copy reads every value while nothing
+/// done in the workspace (a delete, an orphan collection of a store opened there) can remove a
+/// file the original still refers to. Files written in the workspace join the store's folder
+/// before the swap.
+///
+/// The swap: the result is checkpointed and closed, fsynced; new external files are linked into
+/// the store's folder and the folder fsynced; the original's WAL and shared-memory files (empty
+/// after the checkpoint the workspace began with) are removed; the result is renamed over the
+/// original and the parent folder fsynced. A crash before the rename leaves the original
+/// complete (and unreferenced files, collected on its next open, and a leftover workspace,
+/// removed by the next migration); after it, the new store complete with all its files.
+struct StoreWorkspace {
+    /// Workspaces of the store at `url` are named `.strata-migration-<file name>-<UUID>`.
+    static func folderPrefix(for url: URL) -> String { ".strata-migration-\(url.lastPathComponent)-" }
+    /// The store being migrated.
+    let originalURL: URL
+    /// The workspace folder.
+    let folderURL: URL
+    /// The store file in the workspace (same name as the original).
+    var storeURL: URL { folderURL.appendingPathComponent(originalURL.lastPathComponent) }
+
+    /// Creates the workspace beside the store at `url`, with links to its external files; with
+    /// `copyingStore`, a copy of the store too (`VACUUM INTO` after a checkpoint: one file).
+    init(beside url: URL, copyingStore: Bool) throws {
+        originalURL = url
+        folderURL = url.deletingLastPathComponent().appendingPathComponent(Self.folderPrefix(for: url) + UUID().uuidString, isDirectory: true)
+        try FileManager.default.createDirectory(at: folderURL, withIntermediateDirectories: false)
+        do {
+            if copyingStore {
+                // The connection closes at the end of this scope.
+                let connection = try SQLiteConnection(path: url.path)
+                try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                try connection.execute("VACUUM INTO '\(storeURL.path.replacingOccurrences(of: "'", with: "''"))'")
+            }
+            try Self.linkFiles(from: SQLiteStore.externalDataFolder(forStoreAt: url), to: SQLiteStore.externalDataFolder(forStoreAt: storeURL))
+        } catch {
+            discard()
+            throw error
+        }
+    }
+
+    /// Puts the workspace's store in the original's place (see the type's comment).
+    func replaceOriginal() throws {
+        do {
+            let connection = try SQLiteConnection(path: storeURL.path)
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        try Self.fsync(storeURL.path)
+        let external = SQLiteStore.externalDataFolder(forStoreAt: originalURL)
+        try Self.linkFiles(from: SQLiteStore.externalDataFolder(forStoreAt: storeURL), to: external)
+        for suffix in ["-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: originalURL.path + suffix)
+        }
+        guard rename(storeURL.path, originalURL.path) == 0 else {
+            throw StrataError(code: StrataError.Code.migration, message: "Replacing the store with its migrated version failed: \(String(cString: strerror(errno)))", url: originalURL)
+        }
+        try Self.fsync(originalURL.deletingLastPathComponent().path)
+    }
+
+    /// Removes the workspace (its links only: the store's files stay).
+    func discard() {
+        try? FileManager.default.removeItem(at: folderURL)
+    }
+
+    /// Removes workspaces a crash left beside the store at `url`.
+    static func removeLeftovers(beside url: URL) {
+        let folder = url.deletingLastPathComponent()
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        let prefix = folderPrefix(for: url)
+        for name in names where name.hasPrefix(prefix) {
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
+    }
+
+    /// Hard-links every file of `source` into `target` (created if needed; a copy where a link
+    /// is refused), then fsyncs `target`. Files are named by their content, so one already in
+    /// `target` is the same file.
+    private static func linkFiles(from source: URL, to target: URL) throws {
+        let manager = FileManager.default
+        guard let names = try? manager.contentsOfDirectory(atPath: source.path), !names.isEmpty else { return }
+        try manager.createDirectory(at: target, withIntermediateDirectories: true)
+        for name in names where !name.contains(".tmp") {
+            let from = source.appendingPathComponent(name).path
+            let to = target.appendingPathComponent(name).path
+            if manager.fileExists(atPath: to) { continue }
+            if link(from, to) != 0 {
+                try manager.copyItem(atPath: from, toPath: to)
+                try fsync(to)
+            }
+        }
+        try fsync(target.path)
+    }
+
+    private static func fsync(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw StrataError(code: StrataError.Code.migration, message: "Opening \(path) to sync it failed: \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        guard Glibc.fsync(descriptor) == 0 else {
+            throw StrataError(code: StrataError.Code.migration, message: "Syncing \(path) failed: \(String(cString: strerror(errno)))")
+        }
+    }
+}
