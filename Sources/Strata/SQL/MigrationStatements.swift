@@ -180,6 +180,28 @@ struct MigrationStatements {
         return "SELECT count(*) FROM \(quoted(table.name)) WHERE Z_ENT = \(entity.layout.code)"
     }
 
+    /// Queries counting, per attribute that becomes required without a default value, the
+    /// rows that have no value for it (Core Data infers the change; instances without a value
+    /// then fail validation and the migration with them). Each returns one count; `place` is
+    /// `Entity.attribute` of the destination.
+    func requiredValueChecks() -> [(place: String, sql: String)] {
+        var checks: [(place: String, sql: String)] = []
+        for pair in pairs {
+            guard let sourceTable = source.table(for: pair.source) else { continue }
+            for attribute in pair.destination.layout.storedAttributes where !attribute.isOptional && defaultLiteral(of: attribute, in: pair.destination) == "NULL" {
+                guard let sourceName = pair.mapping.attributeMapping(named: attribute.name)?.sourcePropertyName,
+                    let old = pair.source.attributesByName[sourceName], old.isOptional, let column = source.attributeColumn(old, of: pair.source)
+                else { continue }
+                checks.append(
+                    (
+                        "\(pair.destination.name).\(attribute.name)",
+                        "SELECT count(*) FROM \(quoted(sourceTable.name)) WHERE Z_ENT = \(pair.source.layout.code) AND \(quoted(column)) IS NULL"
+                    ))
+            }
+        }
+        return checks
+    }
+
     // MARK: Rows
 
     /// `INSERT … SELECT` of one entity's rows into its destination table (being built).

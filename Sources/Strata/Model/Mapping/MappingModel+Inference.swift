@@ -127,10 +127,10 @@ extension MappingModel {
                 result.append(PropertyMapping(name: attribute.name))
                 continue
             }
+            // Optional → required is inferred with or without a default value: instances without
+            // a value take the default, or, without one, fail the migration's validation.
             if !isInferableConversion(from: old.type, to: attribute.type) {
                 problems.append("\(place) changed type from \(old.type) to \(attribute.type) (from \(source.name).\(old.name))")
-            } else if old.isOptional && !attribute.isOptional && attribute.defaultValue == nil {
-                problems.append("\(place) became required without a default value for the instances that have none")
             }
             result.append(.copying(old.name, into: attribute.name))
         }

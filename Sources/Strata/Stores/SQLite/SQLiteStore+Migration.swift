@@ -62,6 +62,18 @@ extension SQLiteStore {
                     guard let sql = plan.ceilingQuery(ofSourceTable: table) else { continue }
                     try connection.makeStatement(sql).forEachRow { ceilings[table] = $0.int64(at: 0) }
                 }
+                for check in plan.requiredValueChecks() {
+                    let missing = try count(check.sql, on: connection)
+                    guard missing == 0 else {
+                        var error = StrataError(
+                            code: StrataError.Code.validationMissingMandatoryProperty,
+                            message:
+                                "\(check.place) is required in the new model version and has no default value, but \(missing) instance(s) have no value: give them one before the migration (a CustomMigrationStage's willMigrateHandler) or give the attribute a default value",
+                            url: url)
+                        error.key = String(check.place.split(separator: ".").last ?? "")
+                        throw error
+                    }
+                }
                 let hasHistory = try tableExists("Z_HISTORY_CHANGE", on: connection)
                 let keys = plan.keyPlan(ceilings: ceilings)
                 for statement in plan.statements(keys: keys, hasHistory: hasHistory) {
