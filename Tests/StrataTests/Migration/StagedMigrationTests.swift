@@ -148,6 +148,25 @@ struct StagedMigrationTests {
         #expect(leftovers.isEmpty)
     }
 
+    // Core Data infers optional → required; instances without a value fail validation (1570),
+    // which is why its documentation fills them in a willMigrateHandler.
+    @Test("a lightweight step making an attribute required fails with 1570 while instances lack it, the store unchanged")
+    func requiredWithoutValueFails() throws {
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        let url = folder.file("People.sqlite")
+        try Self.makeStore(at: url, version: 2, names: ["ada", nil])
+        let manager = StagedMigrationManager([LightweightMigrationStage([Self.model(2).versionChecksum, Self.model(3).versionChecksum])])
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model(3))
+        let error = try #require(throws: StrataError.self) {
+            try coordinator.addPersistentStore(type: .sqlite, at: url, options: [PersistentStoreOption.stagedMigrationManager: manager])
+        }
+        func chain(_ error: StrataError) -> [StrataError] { [error] + error.underlyingErrors.flatMap(chain) }
+        let reasons = chain(error)
+        #expect(reasons.contains { $0.code == StrataError.Code.validationMissingMandatoryProperty && $0.message.contains("Person.name") && $0.message.contains("1 instance") })
+        #expect(try Self.names(at: url, model: Self.model(2)) == [["ada"], [nil]])
+    }
+
     @Test("stages that do not chain, or end elsewhere than the model, are refused before anything runs")
     func badStagesAreRefused() throws {
         let folder = TemporaryDirectory()
