@@ -194,7 +194,7 @@ public struct MigrationFaultSweep {
                 return false
             }
             figures.failedMigrations += 1
-            if let problem = FaultSweep.errorProblem(error, injected: fault.errorCode) {
+            if let problem = Self.errorProblem(error, injected: fault.errorCode) {
                 figures.wrongErrors += 1
                 details.add("\(label): \(problem)")
             }
@@ -213,6 +213,17 @@ public struct MigrationFaultSweep {
             details.add("\(label): \(vfs.openFiles) file(s) still open through the VFS after the store was removed")
         }
         return fired
+    }
+
+    /// Why `error` is not what a faulted migration must throw (a `StrataError` carrying the
+    /// injected SQLite code), or nil when it is.
+    static func errorProblem(_ error: any Error, injected: Int32) -> String? {
+        guard let strata = error as? StrataError else { return "the migration threw \(type(of: error)), not a StrataError: \(error)" }
+        guard let code = strata.sqliteCode else { return "the StrataError has no SQLite code: \(strata)" }
+        guard code == injected & 0xFF else {
+            return "the StrataError carries SQLite code \(strata.sqliteExtendedCode ?? code), the fault injected \(injected): \(strata.message)"
+        }
+        return nil
     }
 
     /// Counts a store that is not in the expected state.

@@ -31,8 +31,13 @@ extension SQLiteStore {
         on connection: SQLiteConnection, url: URL, from sourceModel: ManagedObjectModel, to destinationModel: ManagedObjectModel, mapping: MappingModel
     ) throws -> MigrationReport {
         func failure(_ error: any Error) -> StrataError {
+            let cause = StrataError.wrapping(error, while: "Migrating the store", url: url)
             var wrapped = StrataError(code: StrataError.Code.migration, message: "Migrating the store failed; it is unchanged: \(error)", url: url)
-            wrapped.underlyingErrors = [StrataError.wrapping(error, while: "Migrating the store", url: url)]
+            // A SQLite failure (I/O error, full disk, busy) stays visible on the error itself.
+            wrapped.sqliteCode = cause.sqliteCode
+            wrapped.sqliteExtendedCode = cause.sqliteExtendedCode
+            wrapped.sqliteMessage = cause.sqliteMessage
+            wrapped.underlyingErrors = [cause]
             return wrapped
         }
         do {
