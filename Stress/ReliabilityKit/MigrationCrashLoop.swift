@@ -81,7 +81,9 @@ public struct MigrationCrashLoop {
                 childFailures += 1
             }
         }
-        defer { baselines.forEach { removeStore($0.url) } }
+        defer {
+            for baseline in baselines { removeStore(baseline.url) }
+        }
         if !baselines.isEmpty {
             for index in 0..<configuration.kills {
                 if let deadline = configuration.deadline, Date() > deadline { break }

@@ -70,7 +70,8 @@ case "migration-faults":
     finish([MigrationFaultSweep(MigrationFaultSweep.Configuration(directory: directory, seed: seed, vfs: vfs)).run()], removing: directory)
 case "migration-crash":
     let directory = scratch("migration-crash")
-    finish([MigrationCrashLoop(MigrationCrashLoop.Configuration(executable: HarnessExecutable.current, directory: directory, kills: arguments.int("kills", 100), seed: seed)).run()], removing: directory)
+    finish(
+        [MigrationCrashLoop(MigrationCrashLoop.Configuration(executable: HarnessExecutable.current, directory: directory, kills: arguments.int("kills", 100), seed: seed)).run()], removing: directory)
 case "migrate-child":
     exit(MigrateChild.run(arguments))
 case "disk":

@@ -66,7 +66,9 @@ struct StagedMigrationPlan {
             guard let model = known[checksum] else {
                 throw StrataError(
                     code: StrataError.Code.migrationMissingSourceModel,
-                    message: "No model has version checksum \(checksum): give it to a CustomMigrationStage, keep it in the model's .xcdatamodeld bundle, or pass it in PersistentStoreOption.migrationSourceModels")
+                    message:
+                        "No model has version checksum \(checksum): give it to a CustomMigrationStage, keep it in the model's .xcdatamodeld bundle, or pass it in PersistentStoreOption.migrationSourceModels"
+                )
             }
             return Version(checksum: checksum, model: model)
         }
