@@ -66,4 +66,11 @@ public enum PersistentStoreOption {
     /// Strata addition, for models built in code). The one whose version hashes match the
     /// store's is migrated from.
     public static let migrationSourceModels = "StrataMigrationSourceModelsOption"
+    /// `Int` (bytes): a Strata addition. Values of attributes that allow external binary data
+    /// storage (`AttributeDescription.allowsExternalBinaryDataStorage`) whose size is at least
+    /// this many bytes are kept in files beside a SQLite store, in
+    /// `.<StoreName>_SUPPORT/_EXTERNAL_DATA/`, named by their SHA-256; smaller values stay in the
+    /// row. Default 102 400 (Core Data's "about 100 KB"). Values below 1 are taken as 1. Only the
+    /// SQLite store reads it; see docs/models-and-migration.md, "External binary storage".
+    public static let externalBinaryDataThreshold = "StrataExternalBinaryDataThresholdOption"
 }

@@ -22,6 +22,7 @@ extension SQLiteStore {
         if case .matching(let rows) = plan.selection { selection = try fetchSQL.objectIDs(rows) }
         let program = try BatchDeleteStatements(schema: schema).program(for: plan, selection: selection)
         return try inWriteTransaction("Batch delete of \(plan.entity.name)") { connection in
+            noteBatchMayDropReferences(plan.rules.deletable)
             let outcome = try run(program, plan: plan, on: connection)
             if tracksHistory {
                 let history =

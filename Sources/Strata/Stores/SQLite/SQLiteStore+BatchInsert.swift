@@ -28,11 +28,13 @@ extension SQLiteStore {
             if tracking { history.reserveCapacity(plan.count) }
             let updatedNames = entity.layout.storedAttributes.map(\.name)
             let width = plan.width
+            let externalSlots = externalSQL.externalSlots(of: entity)
+            if upserts { noteBatchMayDropReferences([entity]) }
             for row in 0..<plan.count {
                 let key = keys[row]
                 statement.bind(int64: key, at: 1)
                 for slot in 0..<width {
-                    try statement.bind(stored: plan.value(row: row, slot: slot), at: Int32(slot + 2))
+                    try statement.bind(try columnValue(plan.value(row: row, slot: slot), slot: slot, externalSlots: externalSlots), at: Int32(slot + 2))
                 }
                 var written: Int64? = key
                 do {

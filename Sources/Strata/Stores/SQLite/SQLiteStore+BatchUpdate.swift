@@ -14,8 +14,9 @@ extension SQLiteStore {
         return try inWriteTransaction("Batch update of \(plan.rows.entity.name)") { connection in
             var outcome = BatchUpdateOutcome()
             let statement = try connection.cachedStatement(sql.text)
+            let bindings = try externalBindings(sql.bindings, of: plan)
             guard returnsRows else {
-                try statement.execute(sql.bindings.sqliteValues)
+                try statement.execute(bindings)
                 outcome.count = connection.changes
                 return outcome
             }
@@ -23,7 +24,7 @@ extension SQLiteStore {
             var failure: StrataError?
             var history: [HistoryChangeRecord] = []
             let updatedNames = plan.assignments.map(\.attribute.name)
-            try statement.forEachRow(sql.bindings.sqliteValues) { row in
+            try statement.forEachRow(bindings) { row in
                 outcome.count += 1
                 let entity = model.entity(forCode: row.int64(at: 1)) ?? fallback
                 let id = ManagedObjectID(entity: entity, primaryKey: row.int64(at: 0), store: token)
@@ -45,6 +46,29 @@ extension SQLiteStore {
             if let failure { throw failure }
             try recordHistory(history, origin: origin, on: connection)
             return outcome
+        }
+    }
+
+    /// The statement's bindings with every large constant assigned to an attribute that stores
+    /// externally written to a file and bound as its reference (inside the transaction); the
+    /// values the update replaces are compared with the files after it (see
+    /// `SQLiteStore+External.swift`).
+    private func externalBindings(_ bindings: [StoredValue], of plan: BatchUpdatePlan) throws -> [SQLiteValue] {
+        let assigned = plan.assignments.filter { ExternalBinaryReference.mayHoldReferences($0.attribute) }
+        guard !assigned.isEmpty else { return bindings.sqliteValues }
+        external.noteSweepAll()
+        var large = Set<Data>()
+        for assignment in assigned where ExternalBinaryReference.storesExternally(assignment.attribute) {
+            if case .constant(.blob(let data), _) = assignment.value, data.count >= external.threshold { large.insert(data) }
+        }
+        guard !large.isEmpty else { return bindings.sqliteValues }
+        var references: [Data: SQLiteValue] = [:]
+        return try bindings.map { value in
+            guard case .blob(let data) = value, large.contains(data) else { return value.sqliteValue }
+            if let reference = references[data] { return reference }
+            let reference = SQLiteValue.text(ExternalBinaryReference.text(hash: try external.write(data)))
+            references[data] = reference
+            return reference
         }
     }
 }

@@ -6,6 +6,10 @@ extension SQLiteStore {
     func fetchDictionaryRows(_ plan: DictionaryPlan, options: ReadOptions) throws -> [[RowEvaluator.Operand]] {
         let (sql, reads) = try DictionarySQLCompiler(schema: schema, plan: plan).compile()
         let fallback = plan.rows.entity
+        // Columns of binary values may hold references to external binary data files.
+        let mayHoldReferences = plan.columns.filter(\.isVisible).map { column in
+            column.decoding.map(ExternalBinaryReference.mayHoldReferences) ?? (column.kind == .data || column.kind == .transformable)
+        }
         do {
             return try pool.withReader(options) { connection in
                 let statement = try connection.cachedStatement(sql.text)
@@ -13,10 +17,12 @@ extension SQLiteStore {
                 try statement.forEachRow(sql.bindings.sqliteValues) { row in
                     var values: [RowEvaluator.Operand] = []
                     values.reserveCapacity(reads.count)
-                    for read in reads {
+                    for (position, read) in reads.enumerated() {
                         switch read {
                         case .value(let index):
-                            values.append(.value(row.storedValue(at: index)))
+                            let value = row.storedValue(at: index)
+                            let resolves = position < mayHoldReferences.count && mayHoldReferences[position]
+                            values.append(.value(resolves ? try resolvedValue(value) : value))
                         case .object(let key, let entityCode):
                             if row.isNull(at: key) {
                                 values.append(.object(nil))

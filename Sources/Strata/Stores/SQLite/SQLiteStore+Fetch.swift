@@ -22,7 +22,7 @@ extension SQLiteStore {
                 let watcher = options.watcher
                 var read = 0
                 try statement.forEachRow(sql.bindings.sqliteValues) { row in
-                    if let snapshot = decoder.decode(row, offset: 0) { rows.append(snapshot) }
+                    if let snapshot = try decoder.decode(row, offset: 0) { rows.append(snapshot) }
                     if let watcher {
                         read += 1
                         if read % ReadWatcher.reportInterval == 0 { try watcher.rowsRead(read) }
@@ -94,9 +94,9 @@ extension SQLiteStore {
     }
 
     /// Decodes the row at the cursor (columns `Z_PK, Z_ENT, Z_OPT, <table columns>` from `offset`).
-    func decodeRow(_ row: SQLiteStatement, offset: Int32) -> RowSnapshot? {
+    func decodeRow(_ row: SQLiteStatement, offset: Int32) throws -> RowSnapshot? {
         var decoder = RowDecoder(store: self)
-        return decoder.decode(row, offset: offset)
+        return try decoder.decode(row, offset: offset)
     }
 
     /// Decodes the rows of one query: the entity and column layout of the last entity code
@@ -108,14 +108,17 @@ extension SQLiteStore {
         private var lastCode: Int64?
         private var lastEntity: EntityDescription?
         private var lastColumns: SQLiteSchema.EntityColumns?
+        /// The attribute slots of the last entity that may hold external data references.
+        private var lastReferenceSlots: [Int] = []
 
         init(store: SQLiteStore) { self.store = store }
 
-        mutating func decode(_ row: SQLiteStatement, offset: Int32) -> RowSnapshot? {
+        mutating func decode(_ row: SQLiteStatement, offset: Int32) throws -> RowSnapshot? {
             let code = row.int64(at: offset + 1)
             if code != lastCode {
                 lastEntity = store.model.entity(forCode: code)
                 lastColumns = lastEntity.flatMap { store.schema.columns(for: $0) }
+                lastReferenceSlots = lastEntity.map { store.externalSQL.referenceSlots(of: $0) } ?? []
                 lastCode = code
             }
             guard let entity = lastEntity, let columns = lastColumns else { return nil }
@@ -126,6 +129,7 @@ extension SQLiteStore {
             for column in columns.attributeColumns {
                 attributes.append(row.storedValue(at: offset + Int32(column)))
             }
+            if !lastReferenceSlots.isEmpty { try store.resolveReferences(&attributes, slots: lastReferenceSlots) }
             var toOne = ContiguousArray<ManagedObjectID?>()
             if !columns.toOneColumns.isEmpty {
                 let relationships = entity.layout.toOneRelationships

@@ -60,7 +60,7 @@ extension SQLiteStore: HistoryStoreBackend {
             guard let pk = deletion.objectID.primaryKey, let table = schema.table(for: deletion.objectID.entity), let sql = fetchSQL.rowByKey(inTable: table.name) else { continue }
             guard !deletion.objectID.entity.layout.preservedAttributeSlots.isEmpty else { continue }
             var row: RowSnapshot?
-            try connection.cachedStatement(sql).forEachRow([.integer(pk)]) { row = decodeRow($0, offset: 0) }
+            try connection.cachedStatement(sql).forEachRow([.integer(pk)]) { row = try decodeRow($0, offset: 0) }
             guard let row else { continue }
             var values: [String: StoredValue] = [:]
             for (slot, attribute) in row.objectID.entity.layout.preservedAttributeSlots where slot < row.attributes.count {

@@ -31,12 +31,12 @@ extension SQLiteStore {
                             let key = row.int64(at: 0)
                             while next < keys.count && keys[next] < key { next += 1 }
                             guard next < keys.count, keys[next] == key else { return }
-                            if let snapshot = decoder.decode(row, offset: 0) { rows.append(snapshot) }
+                            if let snapshot = try decoder.decode(row, offset: 0) { rows.append(snapshot) }
                         }
                     } else if let sql = fetchSQL.rowsByKeys(inTable: group.table) {
                         let statement = try connection.cachedStatement(sql)
                         try statement.forEachRow([.text(FetchStatements.keyListText(group.keys))]) { row in
-                            if let snapshot = decoder.decode(row, offset: 0) { rows.append(snapshot) }
+                            if let snapshot = try decoder.decode(row, offset: 0) { rows.append(snapshot) }
                         }
                     }
                 }

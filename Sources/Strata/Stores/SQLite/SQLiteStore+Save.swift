@@ -16,6 +16,9 @@ extension SQLiteStore {
     /// other error is wrapped, naming `what` ("Saving", "Batch delete of Mail"). Callable from
     /// any thread.
     func inWriteTransaction<T>(_ what: @autoclosure () -> String, _ body: (SQLiteConnection) throws -> T) throws -> T {
+        // Files of external binary data the transaction dropped (or wrote, when it rolls back)
+        // are removed after it ends (`SQLiteStore+External.swift`).
+        defer { sweepExternalData() }
         do {
             let result = try pool.withWriter { connection in
                 try connection.transaction(Self.writeTransaction) { try body(connection) }
@@ -144,6 +147,7 @@ extension SQLiteStore {
         // 5. Deletes, with optimistic locking; join rows of the deleted object go too.
         for deletion in changes.deletes {
             guard let pk = deletion.objectID.primaryKey, let sql = saveSQL.delete(deletion.objectID.entity, checkingVersion: !deletion.ignoresVersion) else { continue }
+            try noteReferencesDropped(by: deletion.objectID.entity, pk: pk, slots: nil, on: connection)
             let statement = try connection.cachedStatement(sql)
             try statement.execute(deletion.ignoresVersion ? [.integer(pk)] : [.integer(pk), .integer(deletion.baseVersion)])
             if connection.changes == 0 {
@@ -175,8 +179,9 @@ extension SQLiteStore {
         try bind(.integer(pk))
         try bind(.integer(entity.layout.code))
         try bind(.integer(1))
+        let externalSlots = externalSQL.externalSlots(of: entity)
         for slot in columns.attributeColumns.indices {
-            try bind(slot < insert.attributes.count ? insert.attributes[slot].sqliteValue : .null)
+            try bind(slot < insert.attributes.count ? try columnValue(insert.attributes[slot], slot: slot, externalSlots: externalSlots) : .null)
         }
         for (slot, column) in columns.toOneColumns.enumerated() {
             guard let column else { continue }  // transient: no column
@@ -200,7 +205,7 @@ extension SQLiteStore {
         var persisted: RowSnapshot?
         if let pk = id.primaryKey, let table = schema.table(for: id.entity), let sql = fetchSQL.rowByKey(inTable: table.name) {
             let statement = try connection.cachedStatement(sql)
-            try statement.forEachRow([.integer(pk)]) { persisted = decodeRow($0, offset: 0) }
+            try statement.forEachRow([.integer(pk)]) { persisted = try decodeRow($0, offset: 0) }
         }
         let objectSnapshot =
             objectValues.map {

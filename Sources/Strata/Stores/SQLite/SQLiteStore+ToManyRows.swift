@@ -26,7 +26,7 @@ extension SQLiteStore {
                 try statement.forEachRow([.text(FetchStatements.keyListText(asked))]) { row in
                     let owner = row.int64(at: 0)
                     while next < order.count && keys[order[next]] < owner { next += 1 }
-                    guard let member = decoder.decode(row, offset: 1) else { return }
+                    guard let member = try decoder.decode(row, offset: 1) else { return }
                     rows.append(member)
                     var position = next
                     // Every owner asked for under this key (an ID asked twice gets the members twice).

@@ -65,9 +65,11 @@ extension SQLiteStore {
     ) throws -> Int64? {
         let entity = update.objectID.entity
         guard let (statement, columns) = try statements.statement(for: update, store: self, on: connection) else { return nil }
+        let externalSlots = externalSQL.externalSlots(of: entity)
+        try noteReferencesDropped(by: entity, pk: pk, slots: update.changedAttributeSlots, on: connection)
         var index: Int32 = 1
         for slot in update.changedAttributeSlots where slot < columns.attributeColumns.count {
-            try statement.bind(stored: slot < update.attributes.count ? update.attributes[slot] : .null, at: index)
+            try statement.bind(slot < update.attributes.count ? try columnValue(update.attributes[slot], slot: slot, externalSlots: externalSlots) : .null, at: index)
             index += 1
         }
         for slot in update.changedToOneSlots where slot < columns.toOneColumns.count {

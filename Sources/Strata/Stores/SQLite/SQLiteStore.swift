@@ -60,6 +60,10 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
     /// The SQL of reads and of saves, built from `schema` once.
     let fetchSQL: FetchStatements
     let saveSQL: SaveStatements
+    /// The columns that may hold external binary data references, and their SQL.
+    let externalSQL: ExternalBinaryStatements
+    /// The files of external binary data (`ExternalBinaryStorage.swift`).
+    let external: ExternalBinaryStorage
     let configuration: SQLiteStoreConfiguration
     let pool: SQLiteConnectionPool
     let sqlObservers: SQLObservers
@@ -84,6 +88,8 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         self.schema = SQLiteSchema(model: model)
         self.fetchSQL = FetchStatements(schema: schema)
         self.saveSQL = SaveStatements(schema: schema)
+        self.externalSQL = ExternalBinaryStatements(schema: schema)
+        self.external = ExternalBinaryStorage(storeURL: url, threshold: Self.externalThreshold(options))
         self.sqlObservers = observers
         let path = url.path
         func open(readOnly: Bool) throws -> SQLiteConnection {
@@ -135,6 +141,8 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
             try open(readOnly: readOnly)
         }
         try super.init(model: model, configurationName: configurationName, url: url, options: options)
+        // Only now: `prepareSchema` has checked that the file's schema is this model's.
+        collectExternalOrphans()
     }
 
     override func loadMetadata() throws -> [String: any Sendable] { openedMetadata }
