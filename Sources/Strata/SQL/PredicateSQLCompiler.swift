@@ -211,6 +211,7 @@ struct PredicateSQLCompiler {
     private func compile(_ comparison: BoundComparison) throws -> SQLFragment {
         let collate = SQLNames.collate(comparison.collation)
         let lhs = try operand(comparison.lhs)
+        if let external = try externalDataComparison(comparison, lhs: lhs) { return external }
         switch comparison.op {
         case .equal, .notEqual:
             let negate = comparison.op == .notEqual
@@ -270,6 +271,42 @@ struct PredicateSQLCompiler {
             let flags = Int64(comparison.options.rawValue)
             return SQLFragment(SQLNames.matchFunction + "(" + String(code) + ", ") + lhs + ", " + rhs + SQLFragment(", " + String(flags) + ")")
         }
+    }
+
+    /// A comparison with an attribute whose values may be kept in external binary data files
+    /// (`SQL/ExternalBinaryStatements.swift`): a value of one is in its column inline or as a
+    /// reference, so `==` / `!=` with a constant test both forms (a value's reference is the same
+    /// whatever its size and the threshold it was written under); other comparisons of a
+    /// flagged attribute cannot run on the column and throw. Nil when the comparison is
+    /// ordinary.
+    private func externalDataComparison(_ comparison: BoundComparison, lhs: SQLFragment) throws -> SQLFragment? {
+        guard case .attribute(_, let attribute, _) = comparison.lhs, ExternalBinaryReference.mayHoldReferences(attribute) else {
+            if case .attribute(_, let attribute, _) = comparison.rhs, ExternalBinaryReference.storesExternally(attribute), !comparison.lhs.isNullConstant {
+                throw Self.externalComparisonError(attribute, comparison.op)
+            }
+            return nil
+        }
+        if comparison.rhs.isNullConstant || comparison.rhs.isNilObject { return nil }
+        switch (comparison.op, comparison.rhs) {
+        case (.equal, .constant(.blob(let data), _)):
+            let reference = StoredValue.text(ExternalBinaryReference.text(for: data))
+            return "(" + lhs + " IS " + .value(.blob(data)) + " OR " + lhs + " IS " + .value(reference) + ")"
+        case (.notEqual, .constant(.blob(let data), _)):
+            let reference = StoredValue.text(ExternalBinaryReference.text(for: data))
+            return "(" + lhs + " IS NOT " + .value(.blob(data)) + " AND " + lhs + " IS NOT " + .value(reference) + ")"
+        default:
+            guard ExternalBinaryReference.storesExternally(attribute) else { return nil }
+            throw Self.externalComparisonError(attribute, comparison.op)
+        }
+    }
+
+    private static func externalComparisonError(_ attribute: AttributeDescription, _ op: ComparisonOperator) -> StrataError {
+        let entity = attribute.entity?.name
+        return StrataError(
+            code: StrataError.Code.coreData,
+            message:
+                "'\(entity ?? "?").\(attribute.name)' allows external binary data storage: a SQLite fetch can compare it only with nil or, with == and !=, with a data constant (\(op.rawValue) was asked); its values may be kept in files beside the store",
+            entityName: entity, key: attribute.name)
     }
 
     // MARK: Operands

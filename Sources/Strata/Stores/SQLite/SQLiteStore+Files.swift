@@ -1,0 +1,120 @@
+import Foundation
+import StrataSQLite
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A SQLite store's files as a whole, for the coordinator's `replacePersistentStore`,
+/// `migratePersistentStore` and `destroyPersistentStore`: the database, its `-wal`, `-shm` and
+/// `-journal` files, and the external binary data folder (`.<StoreName>_SUPPORT`).
+extension SQLiteStore {
+    /// The files SQLite keeps beside a database.
+    private static let companionSuffixes = ["-wal", "-shm", "-journal"]
+
+    /// Removes the store at `url`: the database first, then its companions, then its support
+    /// folder (a crash in between leaves files no store refers to, which a new store at `url`
+    /// collects). Missing files are fine. Callable from any thread; the store must not be open.
+    static func destroyFiles(at url: URL) throws {
+        let manager = FileManager.default
+        do {
+            for path in [url.path] + companionSuffixes.map({ url.path + $0 }) where manager.fileExists(atPath: path) {
+                try manager.removeItem(atPath: path)
+            }
+            let support = ExternalBinaryStorage.supportFolder(forStoreAt: url)
+            if manager.fileExists(atPath: support.path) { try manager.removeItem(at: support) }
+            try? ExternalBinaryStorage.syncDirectory(url.deletingLastPathComponent().path)
+        } catch {
+            throw StrataError.wrapping(error, while: "Destroying the store", url: url, defaultCode: StrataError.Code.persistentStoreOperation)
+        }
+    }
+
+    /// Makes the store file at `destination` a copy of the one at `source`, with its external
+    /// binary data files. Order, so that no crash leaves a reference without its file:
+    /// 1. the source's write lock is taken (no writer, in any process, can add or remove a file
+    ///    while it is held) and the database is copied as one consistent snapshot
+    ///    (`VACUUM INTO` a temporary file beside `destination`, then fsynced);
+    /// 2. every file of the source's folder is linked (or copied and fsynced) into the
+    ///    destination's folder, which is fsynced; files already there stay;
+    /// 3. the lock is released, the destination's old companions are removed and the temporary
+    ///    file is renamed over `destination` (the folder is fsynced).
+    /// Files of the destination's old contents that the copy does not refer to are orphans,
+    /// collected when the destination is next opened. Throws when `source` is not a Strata
+    /// store. Callable from any thread; `destination` must not be open.
+    static func copyFiles(from source: URL, to destination: URL) throws {
+        _ = try metadataOfStore(at: source)  // a Strata store, readable
+        let manager = FileManager.default
+        let directory = destination.deletingLastPathComponent()
+        let temporary = directory.appendingPathComponent("." + destination.lastPathComponent + ".strata-copy-" + UUID().uuidString)
+        do {
+            try manager.createDirectory(at: directory, withIntermediateDirectories: true)
+            var readOptions = SQLiteConfiguration()
+            readOptions.readOnly = true
+            let reader = try SQLiteConnection(path: source.path, configuration: readOptions)
+            var mode = ""
+            try reader.makeStatement("PRAGMA journal_mode").forEachRow { mode = $0.text(at: 0) ?? "" }
+            // The write lock, when the source can be written (read-only media: nobody writes).
+            var lockOptions = SQLiteConfiguration()
+            lockOptions.journalMode = mode.lowercased() == "wal" ? .wal : .rollback
+            let lock = try? SQLiteConnection(path: source.path, configuration: lockOptions)
+            if let lock, !lock.isReadOnly { try lock.execute("BEGIN IMMEDIATE TRANSACTION") }
+            defer { lock?.rollbackIgnoringErrors() }
+            try reader.makeStatement("VACUUM INTO ?").execute([.text(temporary.path)])
+            try syncFile(temporary.path)
+            try copyExternalFolder(from: source, to: destination)
+        } catch {
+            try? manager.removeItem(at: temporary)
+            throw StrataError.wrapping(error, while: "Copying the store at \(source.path)", url: destination, defaultCode: StrataError.Code.persistentStoreOperation)
+        }
+        do {
+            for path in companionSuffixes.map({ destination.path + $0 }) where manager.fileExists(atPath: path) {
+                try manager.removeItem(atPath: path)
+            }
+            guard rename(temporary.path, destination.path) == 0 else { throw ExternalBinaryStorage.posixError("renaming the copy to \(destination.path)") }
+            try ExternalBinaryStorage.syncDirectory(directory.path)
+        } catch {
+            try? manager.removeItem(at: temporary)
+            throw StrataError.wrapping(error, while: "Replacing the store", url: destination, defaultCode: StrataError.Code.persistentStoreOperation)
+        }
+    }
+
+    /// Links (or copies) every finished file of `source`'s external data folder into
+    /// `destination`'s, durably; files of the same name already there are kept (same name, same
+    /// bytes).
+    private static func copyExternalFolder(from source: URL, to destination: URL) throws {
+        let from = ExternalBinaryStorage.folder(forStoreAt: source)
+        let to = ExternalBinaryStorage.folder(forStoreAt: destination)
+        guard from.standardizedFileURL != to.standardizedFileURL else { return }
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: from.path)) ?? []).filter(ExternalBinaryReference.isHash)
+        guard !names.isEmpty else { return }
+        let manager = FileManager.default
+        if !manager.fileExists(atPath: to.path) {
+            try manager.createDirectory(at: to, withIntermediateDirectories: true)
+            try ExternalBinaryStorage.syncDirectory(to.deletingLastPathComponent().path)
+            try ExternalBinaryStorage.syncDirectory(to.deletingLastPathComponent().deletingLastPathComponent().path)
+        }
+        for name in names.sorted() {
+            let target = to.appendingPathComponent(name).path
+            let origin = from.appendingPathComponent(name).path
+            if let size = ExternalBinaryStorage.fileSize(target), size == ExternalBinaryStorage.fileSize(origin) { continue }
+            let staging = target + ".tmp-" + UUID().uuidString
+            // A hard link shares the (never modified) file; across file systems, a copy.
+            if link(origin, staging) != 0 {
+                try manager.copyItem(atPath: origin, toPath: staging)
+                try syncFile(staging)
+            }
+            guard rename(staging, target) == 0 else {
+                unlink(staging)
+                throw ExternalBinaryStorage.posixError("renaming \(staging)")
+            }
+        }
+        try ExternalBinaryStorage.syncDirectory(to.path)
+    }
+
+    private static func syncFile(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ExternalBinaryStorage.posixError("opening \(path)") }
+        defer { Glibc.close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw ExternalBinaryStorage.posixError("syncing \(path)") }
+    }
+}
