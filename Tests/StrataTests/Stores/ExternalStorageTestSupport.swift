@@ -136,3 +136,11 @@ extension ExternalStorageFixture {
     /// The file name of `data`.
     static func sha256(_ data: Data) -> String { SHA256.hexDigest(data) }
 }
+
+extension ExternalStorageFixture {
+    /// Copies photo `source`'s image column value to photo `target` with raw SQL.
+    static func copyImage(from source: String, to target: String, in url: URL) throws {
+        let connection = try SQLiteConnection(path: url.path)
+        try connection.makeStatement("UPDATE ZPHOTO SET ZIMAGE = (SELECT ZIMAGE FROM ZPHOTO WHERE ZNAME = ?) WHERE ZNAME = ?").execute([.text(source), .text(target)])
+    }
+}
