@@ -5,8 +5,8 @@ import ReliabilityKit
 //
 //   quick | full            every part, with the summary figures (CI runs `quick`)
 //   crash | faults | batch-faults | migration-faults | migration-crash | disk | processes | controls
-//                           one part
-//   bank-child | counter-worker | lock-holder | history-writer | migrate-child
+//   | external             one part
+//   bank-child | counter-worker | lock-holder | history-writer | migrate-child | external-child
 //                           the child processes the parts (and tests) start
 //   create-store | check    make a bank store / check one by hand
 //
@@ -85,8 +85,13 @@ case "processes":
 case "controls":
     let directory = scratch("controls")
     finish([NegativeControls(executable: HarnessExecutable.current, directory: directory, seed: seed).run()], removing: directory)
+case "external":
+    let directory = scratch("external")
+    finish([ExternalBlobCrash(ExternalBlobCrash.Configuration(executable: HarnessExecutable.current, directory: directory, kills: arguments.int("kills", 20), seed: seed)).run()], removing: directory)
 case "bank-child":
     exit(BankChild.run(arguments))
+case "external-child":
+    exit(ExternalBlobCrash.runChild(arguments))
 case "counter-worker":
     exit(CounterWorker.run(arguments))
 case "lock-holder":
@@ -106,6 +111,6 @@ case "check":
     print(check)
     exit(check.isConsistent ? 0 : 1)
 default:
-    print("usage: StrataReliability quick|full|crash|faults|disk|processes|controls [--seed N] [--dir PATH] [--kills N] [--seconds S]")
+    print("usage: StrataReliability quick|full|crash|faults|disk|processes|controls|external [--seed N] [--dir PATH] [--kills N] [--seconds S]")
     exit(command == "help" ? 0 : 2)
 }

@@ -21,6 +21,23 @@ struct CrashAndProcessTests {
         #expect((report.figures.first { $0.name == "acknowledged saves" }?.value ?? 0) > 0)
     }
 
+    /// Strata's guarantee for external binary data (docs/models-and-migration.md, "External
+    /// binary storage"; Core Data documents none and lost files in migrations, see the issue):
+    /// a file is durable before the transaction that refers to it commits and removed only
+    /// after the one that drops it, so a kill anywhere leaves orphans only, collected on reopen.
+    @Test("Killing a process saving external binary data leaves every reference with its file (right SHA-256) and no orphan after reopening")
+    func externalBlobCrashLoop() throws {
+        let executable = try #require(harnessExecutable)
+        let directory = TemporaryDirectory(prefix: "strata-external")
+        var configuration = ExternalBlobCrash.Configuration(executable: executable, directory: directory.url, kills: 10, seed: 24)
+        configuration.maximumDelay = 0.8
+        let report = ExternalBlobCrash(configuration).run()
+        #expect(report.passes, "\(report.lines.joined(separator: "\n"))")
+        #expect(report.figures.first { $0.name == "kills" }?.value == 10)
+        #expect((report.figures.first { $0.name == "acknowledged saves" }?.value ?? 0) > 0)
+        #expect((report.figures.first { $0.name == "files checked" }?.value ?? 0) > 0)
+    }
+
     @Test("The checker sees a deleted hot journal and a WAL store copied without its -wal file")
     func negativeControls() throws {
         let executable = try #require(harnessExecutable)
