@@ -48,6 +48,11 @@ public struct ReliabilityRun {
             configuration.deadline = quick ? Date().addingTimeInterval(90) : nil
             return CrashLoop(configuration).run()
         }
+        part("external binary data crash loop") {
+            ExternalBlobCrash(
+                ExternalBlobCrash.Configuration(executable: executable, directory: directory.appendingPathComponent("external"), kills: quick ? 20 : 200, seed: seed)
+            ).run()
+        }
         part("fault sweep") {
             guard let vfs = FaultVFS.register() else {
                 return PartReport(name: "I/O-fault injection", figures: [Figure("cannot register the fault VFS", 1, mustBeZero: true)])

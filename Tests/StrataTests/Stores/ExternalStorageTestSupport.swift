@@ -47,10 +47,11 @@ enum ExternalStorageFixture {
     /// `size` bytes that differ with `seed`.
     static func blob(_ seed: Int, size: Int) -> Data {
         var state = UInt64(truncatingIfNeeded: seed) &* 0x9E37_79B9_7F4A_7C15 &+ 1
-        return Data((0..<size).map { _ in
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return UInt8(truncatingIfNeeded: state >> 56)
-        })
+        return Data(
+            (0..<size).map { _ in
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return UInt8(truncatingIfNeeded: state >> 56)
+            })
     }
 
     static func folder(_ url: URL) -> URL { SQLiteStore.externalDataFolder(forStoreAt: url) }
