@@ -21,7 +21,9 @@ extension PersistentStoreCoordinator {
     /// Makes the store at `destinationURL` a copy of the store at `sourceURL`, with the source's
     /// external binary data files (created when missing). The copy is one consistent snapshot of
     /// the source, taken under its write lock; the source may be open meanwhile, in this or
-    /// another process. The destination must not be added to this coordinator (remove it first).
+    /// another process. The destination must not be open, in this process or another (one added
+    /// to this coordinator is refused: remove it first); its old files are collected when it
+    /// next opens.
     /// The options are accepted as Core Data accepts them and not used. Throws 134070 when
     /// the source is missing or not a Strata store, or a file cannot be written. Callable from
     /// any thread.

@@ -102,6 +102,36 @@ struct ExternalStorageStoreFileTests {
         try Fixture.expectConsistent(stack.storeURL, model: model)
     }
 
+    /// Core Data's bug this guards against: a migration that dropped and re-created the external
+    /// data folder lost users' images. A store opened with another model version (here without
+    /// migration options, so the open fails) must leave every file in place: orphans are only
+    /// collected under the store's own schema.
+    @Test("opening an Album store with Album 2 (an incompatible version, no migration) touches no file")
+    func albumOtherVersionTouchesNothing() throws {
+        let bundle = ModelFileCorpus.url("strata-samples/Album.xcdatamodeld")
+        let first = try ManagedObjectModel(contentsOf: bundle.appendingPathComponent("Album.xcdatamodel"))
+        let second = try ManagedObjectModel(contentsOf: bundle.appendingPathComponent("Album 2.xcdatamodel"))
+        let stack = try TestStack(model: first, recordsSQL: false)
+        let values = [Fixture.blob(1, size: 120_000), Fixture.blob(2, size: 130_000)]
+        let context = stack.newContext()
+        try context.performAndWait {
+            for (index, data) in values.enumerated() {
+                let photo = try EntityDescription.insertNewObject(forEntityName: "Photo", into: context)
+                photo.setValue("p\(index)", forKey: "name")
+                photo.setValue(data, forKey: "data")
+            }
+            try context.save()
+        }
+        for store in stack.coordinator.persistentStores { try stack.coordinator.remove(store) }
+        let files = Fixture.files(stack.storeURL)
+        #expect(files.count == 2)
+        let other = PersistentStoreCoordinator(managedObjectModel: second)
+        #expect(throws: StrataError.self) { try other.addPersistentStore(type: .sqlite, at: stack.storeURL) }
+        #expect(Fixture.files(stack.storeURL) == files)
+        try stack.reopen()
+        try Fixture.expectConsistent(stack.storeURL, model: first)
+    }
+
     static func context(_ coordinator: PersistentStoreCoordinator, _ url: URL) throws -> ManagedObjectContext {
         if coordinator.persistentStore(for: url) == nil {
             try coordinator.addPersistentStore(type: .sqlite, at: url, options: [PersistentStoreOption.externalBinaryDataThreshold: Fixture.threshold])
