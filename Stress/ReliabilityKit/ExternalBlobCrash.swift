@@ -65,6 +65,7 @@ public struct ExternalBlobCrash {
         var badNames = 0
         var childFailures = 0
         var checkedFiles = 0
+        var collected = 0
         for round in 0..<configuration.kills {
             let stderrPath = configuration.directory.appendingPathComponent("child-\(round).err").path
             guard
@@ -102,12 +103,14 @@ public struct ExternalBlobCrash {
             temporary += check.temporary
             badNames += check.badNames
             checkedFiles += check.files
+            collected += check.collected
             for line in check.details { details.add("round \(round): \(line)") }
         }
         let figures = [
             Figure("kills", kills, atLeast: 1),
             Figure("acknowledged saves", Int(acknowledged)),
             Figure("files checked", checkedFiles),
+            Figure("files collected on reopen", collected),
             Figure("acknowledged saves lost", lost, mustBeZero: true),
             Figure("values read back wrong or unreadable", wrongValues, mustBeZero: true),
             Figure("references without their file", dangling, mustBeZero: true),
@@ -169,6 +172,8 @@ public struct ExternalBlobCrash {
         var temporary = 0
         var badNames = 0
         var files = 0
+        /// Names in the folder before reopening that were gone after.
+        var collected = 0
         var details: [String] = []
     }
 
@@ -176,6 +181,8 @@ public struct ExternalBlobCrash {
     /// the folder with the references the rows hold.
     static func check(_ url: URL) -> Check {
         var check = Check()
+        let folder = SQLiteFolder.external(of: url)
+        let before = Set((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
         do {
             let coordinator = try coordinator(url)
             let context = ManagedObjectContext(concurrencyType: .privateQueue)
@@ -204,8 +211,8 @@ public struct ExternalBlobCrash {
             for row in try raw.rows("SELECT ZDATA FROM ZBLOB WHERE typeof(ZDATA) = 'text'") {
                 if let text = row.first?.text, let range = text.range(of: "sha256:") { referenced.insert(String(text[range.upperBound...])) }
             }
-            let folder = SQLiteFolder.external(of: url)
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            check.collected = before.subtracting(names).count
             let finished = Set(names.filter { $0.count == 64 })
             check.temporary = names.count - finished.count
             check.files = finished.count

@@ -168,6 +168,22 @@ struct ExternalStorageLifecycleTests {
         try Fixture.expectConsistent(stack.storeURL)
     }
 
+    @Test("batch inserts write large values to files; values below the threshold stay in the row")
+    func batchInsert() throws {
+        let stack = try Fixture.stack()
+        let large = Fixture.blob(1, size: 4_000)
+        let small = Fixture.blob(2, size: 100)
+        let context = stack.newContext()
+        try context.performAndWait {
+            let request = BatchInsertRequest(entityName: "Photo", objects: [["name": "a", "image": large], ["name": "b", "image": small], ["name": "c", "image": large]])
+            _ = try context.execute(request)
+        }
+        #expect(Fixture.files(stack.storeURL) == [Fixture.sha256(large)])
+        #expect(try Fixture.imageStorage(stack.storeURL) == ["a": "text", "b": "blob", "c": "text"])
+        #expect(try Fixture.images(stack) == ["a": large, "b": small, "c": large])
+        try Fixture.expectConsistent(stack.storeURL)
+    }
+
     @Test("opening a store collects orphan and temporary files, keeps referenced ones and names it does not own")
     func orphanCollection() throws {
         let stack = try Fixture.stack()
