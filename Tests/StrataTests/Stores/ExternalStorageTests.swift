@@ -75,6 +75,29 @@ struct ExternalStorageTests {
         }
     }
 
+    @Test("a transformable attribute that allows external storage keeps its transformed bytes in a file")
+    func transformable() throws {
+        let model = ModelFixtures.allTypes()
+        let color = try #require(model.entitiesByName["Sample"]?.attributesByName["color"])
+        color.allowsExternalBinaryDataStorage = true
+        let stack = try Fixture.stack(threshold: 8, model: model)
+        let context = stack.newContext()
+        let value = Color(red: 0.25, green: 0.5, blue: 0.75)
+        try context.performAndWait {
+            let sample = try #require(try EntityDescription.insertNewObject(forEntityName: "Sample", into: context) as? Sample)
+            sample.color = value
+            try context.save()
+        }
+        #expect(Fixture.files(stack.storeURL).count == 1)
+        try stack.reopen()
+        let reader = stack.newContext()
+        try reader.performAndWait {
+            let sample = try #require(try reader.fetch(FetchRequest<Sample>(entityName: "Sample")).first)
+            #expect(sample.color == value)
+        }
+        try Fixture.expectConsistent(stack.storeURL, model: model)
+    }
+
     @Test("faults, value(forKey:), batched fetches, refreshes and dictionary results read the file's bytes")
     func readPaths() throws {
         let stack = try Fixture.stack()

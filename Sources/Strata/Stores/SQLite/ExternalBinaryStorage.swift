@@ -56,8 +56,6 @@ final class ExternalBinaryStorage: Sendable {
     /// References dropped and files written by the write transactions since the last sweep
     /// (checked and removed after they commit or roll back).
     private let pending = StrataLock(PendingRemovals())
-    /// Whether the folder and its parents were created and fsynced by this instance.
-    private let folderReady = StrataLock(false)
 
     struct PendingRemovals: Sendable {
         var candidates: Set<String> = []
@@ -170,19 +168,15 @@ final class ExternalBinaryStorage: Sendable {
 
     // MARK: POSIX
 
+    /// Creates the folder when missing (it may also have been removed since the last write),
+    /// fsyncing the folders whose entries changed. Called under the write lock.
     private func prepareFolder() throws {
-        try folderReady.withLock { ready in
-            guard !ready else { return }
-            let support = folder.deletingLastPathComponent()
-            let parent = support.deletingLastPathComponent()
-            let existed = FileManager.default.fileExists(atPath: folder.path)
-            if !existed {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                try Self.syncDirectory(support.path)
-                try Self.syncDirectory(parent.path)
-            }
-            ready = true
-        }
+        guard !FileManager.default.fileExists(atPath: folder.path) else { return }
+        let support = folder.deletingLastPathComponent()
+        let parent = support.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Self.syncDirectory(support.path)
+        try Self.syncDirectory(parent.path)
     }
 
     static func fileSize(_ path: String) -> Int? {
