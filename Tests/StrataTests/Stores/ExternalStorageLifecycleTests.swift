@@ -73,6 +73,24 @@ struct ExternalStorageLifecycleTests {
         try Fixture.expectConsistent(stack.storeURL)
     }
 
+    @Test("a save that drops many references at once removes exactly the unreferenced files")
+    func manyDrops() throws {
+        let stack = try Fixture.stack()
+        let shared = Fixture.blob(100, size: 2_000)
+        var photos: [(String, Data?)] = (0..<20).map { ("p\($0)", Fixture.blob($0, size: 2_000)) }
+        photos.append(("keep", shared))
+        photos.append(("drop", shared))
+        let ids = try Fixture.insert(stack.newContext(), photos)
+        let context = stack.newContext()
+        try context.performAndWait {
+            for id in ids.dropLast(2).prefix(15) { context.delete(try context.existingObject(with: id)) }
+            context.delete(try context.existingObject(with: ids[ids.count - 1]))
+            try context.save()
+        }
+        #expect(Fixture.files(stack.storeURL).count == 6)
+        try Fixture.expectConsistent(stack.storeURL)
+    }
+
     @Test("rollback and unsaved changes write no file; a save that fails leaves no file behind")
     func rollbackAndFailedSave() throws {
         let stack = try Fixture.stack()

@@ -87,9 +87,7 @@ extension SQLiteStore {
                     try collectUnreferencedFiles(on: connection)
                     return
                 }
-                var unreferenced: [String] = []
-                for hash in pending.candidates.sorted() where try !isReferenced(hash, on: connection) { unreferenced.append(hash) }
-                external.remove(unreferenced)
+                external.remove(try unreferenced(pending.candidates, on: connection))
             }
         }
     }
@@ -118,6 +116,23 @@ extension SQLiteStore {
             }
         }
         external.remove(temporary + files.filter { !referenced.contains($0) })
+    }
+
+    /// The candidates no reference column refers to. A few are looked up one by one (each
+    /// lookup scans the columns); more are checked against one scan of every column.
+    private func unreferenced(_ candidates: Set<String>, on connection: SQLiteConnection) throws -> [String] {
+        if candidates.count <= 4 {
+            var result: [String] = []
+            for hash in candidates.sorted() where try !isReferenced(hash, on: connection) { result.append(hash) }
+            return result
+        }
+        var left = candidates
+        for column in externalSQL.columns where !left.isEmpty {
+            try connection.cachedStatement(ExternalBinaryStatements.references(in: column)).forEachRow { row in
+                if let hash = ExternalBinaryReference.hash(in: row.storedValue(at: 0)) { left.remove(hash) }
+            }
+        }
+        return left.sorted()
     }
 
     private func isReferenced(_ hash: String, on connection: SQLiteConnection) throws -> Bool {
