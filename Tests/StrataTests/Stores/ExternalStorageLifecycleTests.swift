@@ -126,6 +126,30 @@ struct ExternalStorageLifecycleTests {
         try Fixture.expectConsistent(stack.storeURL)
     }
 
+    @Test("a file that cannot be written fails the save with a clear error; the store is unchanged and the context can save again")
+    func unwritableFolder() throws {
+        let stack = try Fixture.stack()
+        let folder = Fixture.folder(stack.storeURL)
+        try FileManager.default.createDirectory(at: folder.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("in the way".utf8).write(to: folder)  // a file where the folder should be
+        let context = stack.newContext()
+        let value = Fixture.blob(1, size: 2_000)
+        try context.performAndWait {
+            let photo = try #require(try EntityDescription.insertNewObject(forEntityName: "Photo", into: context) as? ExternalPhoto)
+            photo.name = "p"
+            photo.image = value
+            let error = try #require(throws: StrataError.self) { try context.save() }
+            #expect(error.code == StrataError.Code.persistentStoreSave)
+            #expect(error.localizedDescription.contains("External binary data"))
+            #expect(context.hasChanges)
+        }
+        #expect(try Fixture.imageStorage(stack.storeURL).isEmpty)
+        try FileManager.default.removeItem(at: folder)
+        try context.performAndWait { try context.save() }
+        #expect(try Fixture.images(stack) == ["p": value])
+        try Fixture.expectConsistent(stack.storeURL)
+    }
+
     @Test("a child context's save reaches the store's files only when the parent saves")
     func childContext() throws {
         let stack = try Fixture.stack()
