@@ -34,6 +34,10 @@ import Glibc
 //   content, so it stays valid in any row of any table of the same store file.
 //   `ExternalBinaryReference.hash(in:)` tells a reference from an inline value, and
 //   `SQLiteStore.externalDataFolder(forStoreAt:)` is where the files are.
+// - A migration that builds a new store file beside the old one and renames it over it calls
+//   `SQLiteStore.linkExternalData(ofStoreAt:intoStoreAt:)` before the rename (the new store
+//   wrote its files to its own folder), then `SQLiteStore.destroyFiles(at:)` on the temporary
+//   store (`SQLiteStore+Files.swift`).
 // - Orphans are collected only by `SQLiteStore.init` (`collectExternalOrphans()`), and only
 //   after `prepareSchema` has checked that the file's version hashes equal the model's (a
 //   mismatch throws first). A store being migrated is opened under its old model only as a

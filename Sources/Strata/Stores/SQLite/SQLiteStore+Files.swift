@@ -78,6 +78,23 @@ extension SQLiteStore {
         }
     }
 
+    /// Hook for migrations that build a new store file beside the old one and rename it over
+    /// it (`Migration/MigrationManager+InPlace.swift`): links (or copies) every external data
+    /// file of the store at `temporary` into the folder of the store at `url`, durably. Call it
+    /// after the new store is closed and BEFORE the rename, so every reference of the new
+    /// database has its file the moment it takes `url`'s place; afterwards remove the temporary
+    /// store with ``destroyFiles(at:)`` (its database and its own `.<Name>_SUPPORT` folder).
+    /// Files of the old store that the new one does not refer to are collected when the store
+    /// is next opened, under the new model. Nothing is ever removed from `url`'s folder here.
+    /// Callable from any thread.
+    static func linkExternalData(ofStoreAt temporary: URL, intoStoreAt url: URL) throws {
+        do {
+            try copyExternalFolder(from: temporary, to: url)
+        } catch {
+            throw StrataError.wrapping(error, while: "Moving external binary data into the migrated store's folder", url: url, defaultCode: StrataError.Code.persistentStoreOperation)
+        }
+    }
+
     /// Links (or copies) every finished file of `source`'s external data folder into
     /// `destination`'s, durably; files of the same name already there are kept (same name, same
     /// bytes).
