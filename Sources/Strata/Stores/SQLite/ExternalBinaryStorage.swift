@@ -112,6 +112,9 @@ final class ExternalBinaryStorage: Sendable {
 
     func fileURL(hash: String) -> URL { folder.appendingPathComponent(hash, isDirectory: false) }
 
+    /// Whether the folder exists (one `stat`).
+    var folderExists: Bool { FileManager.default.fileExists(atPath: folder.path) }
+
     /// Writes `data` as the file named by its hash, durably (temporary file, fsync, rename,
     /// folder fsync), unless a file of that name and size is there already; returns the hash.
     /// Call inside the write transaction that will refer to it.

@@ -45,6 +45,8 @@ extension SQLiteStore {
         let referenceSlots = externalSQL.referenceSlots(of: entity)
         guard !referenceSlots.isEmpty, let sql = externalSQL.rowReferences(of: entity) else { return }
         if let slots, !slots.contains(where: referenceSlots.contains) { return }
+        // No folder, no file to remove (the write lock is held: none can appear meanwhile).
+        guard external.folderExists else { return }
         try connection.cachedStatement(sql).forEachRow([.integer(pk)]) { row in
             for (index, slot) in referenceSlots.enumerated() where slots?.contains(slot) ?? true {
                 if let hash = ExternalBinaryReference.hash(in: row.storedValue(at: Int32(index))) { external.noteCandidate(hash) }
