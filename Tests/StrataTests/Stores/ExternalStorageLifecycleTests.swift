@@ -150,6 +150,39 @@ struct ExternalStorageLifecycleTests {
         try Fixture.expectConsistent(stack.storeURL)
     }
 
+    /// Core Data: a context pinned to a query generation "sees the data as of that generation"
+    /// until it is moved on (NSQueryGenerationToken, "Accessing data through a query
+    /// generation"), so the files of the values it may still read must stay.
+    @Test("a context pinned to a query generation still reads a value replaced since; the file goes once it moves on")
+    func pinnedGeneration() throws {
+        let stack = try Fixture.stack()
+        let old = Fixture.blob(1, size: 3_000)
+        let new = Fixture.blob(2, size: 3_000)
+        let ids = try Fixture.insert(stack.newContext(), [("p", old)])
+        let pinned = stack.newContext()
+        try pinned.performAndWait { try pinned.setQueryGenerationFrom(.current) }
+        let writer = stack.newContext()
+        try writer.performAndWait {
+            let photo = try #require(try writer.existingObject(with: ids[0]) as? ExternalPhoto)
+            photo.image = new
+            try writer.save()
+        }
+        #expect(Set(Fixture.files(stack.storeURL)) == [Fixture.sha256(old), Fixture.sha256(new)])
+        try pinned.performAndWait {
+            pinned.stalenessInterval = 0
+            let photo = try #require(try pinned.fetch(FetchRequest<ExternalPhoto>(entityName: "Photo")).first)
+            #expect(photo.image == old)
+            try pinned.setQueryGenerationFrom(nil)
+        }
+        try writer.performAndWait {
+            let photo = try #require(try writer.existingObject(with: ids[0]) as? ExternalPhoto)
+            photo.name = "another save"
+            try writer.save()
+        }
+        #expect(Fixture.files(stack.storeURL) == [Fixture.sha256(new)])
+        try Fixture.expectConsistent(stack.storeURL)
+    }
+
     @Test("a child context's save reaches the store's files only when the parent saves")
     func childContext() throws {
         let stack = try Fixture.stack()

@@ -20,7 +20,9 @@ import Glibc
 //    of step 1 are orphans.
 // 3. After the commit, a second write transaction checks each reference the first one dropped
 //    (and each file it wrote, for a rolled-back one) against every reference column and unlinks
-//    the files nothing refers to. A crash here leaves orphans, never a reference without a file.
+//    the files nothing refers to; while a reader of this process is in use (it may hold an
+//    older snapshot) the check waits for a later write, the close or the next open. A crash
+//    here leaves orphans, never a reference without a file.
 // Orphans and temporary files are collected when the store is next opened (on the writer,
 // before the store is handed out), and after batch deletes, batch updates and upserting batch
 // inserts (which do not say which values they dropped). Every collection runs inside a write

@@ -7,9 +7,12 @@ final class PinnedSQLiteState: PinnedStoreState, @unchecked Sendable {
     // @unchecked Sendable: the connection is only touched under `lock`.
     private var connection: SQLiteConnection?
     private let lock = NSLock()
+    /// Told once, when the generation is released (the pool counts pinned generations).
+    private var onRelease: (@Sendable () -> Void)?
 
-    init(connection: SQLiteConnection) {
+    init(connection: SQLiteConnection, onRelease: (@Sendable () -> Void)? = nil) {
         self.connection = connection
+        self.onRelease = onRelease
     }
 
     func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
@@ -25,7 +28,10 @@ final class PinnedSQLiteState: PinnedStoreState, @unchecked Sendable {
         lock.lock()
         connection?.rollbackIgnoringErrors()
         connection = nil
+        let released = onRelease
+        onRelease = nil
         lock.unlock()
+        released?()
     }
 
     deinit { release() }

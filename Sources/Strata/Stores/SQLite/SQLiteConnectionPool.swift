@@ -17,6 +17,8 @@ final class SQLiteConnectionPool: @unchecked Sendable {
     private let maximumReaders: Int
     private let openReader: () throws -> SQLiteConnection
     private var closed = false
+    /// Query generations pinned and not yet released (their readers are not in `openReaders`).
+    private var pinnedGenerations = 0
 
     init(writer: SQLiteConnection, maximumReaders: Int, openReader: @escaping () throws -> SQLiteConnection) {
         self.writer = writer
@@ -103,7 +105,24 @@ final class SQLiteConnectionPool: @unchecked Sendable {
             reader.rollbackIgnoringErrors()
             throw error
         }
-        return PinnedSQLiteState(connection: reader)
+        condition.lock()
+        pinnedGenerations += 1
+        condition.unlock()
+        return PinnedSQLiteState(connection: reader) { [weak self] in
+            guard let self else { return }
+            self.condition.lock()
+            self.pinnedGenerations -= 1
+            self.condition.unlock()
+        }
+    }
+
+    /// Whether a reader is in use: checked out of the pool for a read, or holding a query
+    /// generation. External binary data files are not removed meanwhile (such a reader may
+    /// still see a reference to them; see `SQLiteStore+External.swift`). Callable from any thread.
+    var hasReadersInUse: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return openReaders > idleReaders.count || pinnedGenerations > 0
     }
 
     /// Closes every idle connection; later use throws.

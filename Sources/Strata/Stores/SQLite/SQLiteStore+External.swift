@@ -80,10 +80,16 @@ extension SQLiteStore {
     /// After a write transaction ends (committed or rolled back): removes the candidate files
     /// nothing refers to any more, in a write transaction of its own. Failures leave orphans for
     /// the next open, never a reference without a file. Callable from any thread.
-    func sweepExternalData() {
-        guard external.hasPending else { return }
+    ///
+    /// While a reader of this store is in use (a fetch running, a query generation pinned) the
+    /// candidates are kept for a later sweep instead: such a reader may have read a reference
+    /// before the commit and be about to open its file. They are checked after a later write,
+    /// when the store closes, or, at the latest, when it next opens.
+    func sweepExternalData(waitingForReaders: Bool = true) {
+        guard external.hasPending, !(waitingForReaders && pool.hasReadersInUse) else { return }
         try? pool.withWriter { connection in
             try connection.transaction(Self.writeTransaction) {
+                if waitingForReaders && pool.hasReadersInUse { return }
                 let pending = external.takePending()
                 if pending.sweepsAll {
                     try collectUnreferencedFiles(on: connection)

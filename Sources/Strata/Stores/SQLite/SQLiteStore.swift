@@ -152,6 +152,7 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
             defer { slot = nil }
             return slot
         }?.stop()
+        sweepExternalData(waitingForReaders: false)
         pool.close()
     }
 
