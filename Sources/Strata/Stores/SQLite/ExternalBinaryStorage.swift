@@ -40,13 +40,16 @@ import Glibc
 //   `SQLiteStore.linkExternalData(ofStoreAt:intoStoreAt:)` before the rename (the new store
 //   wrote its files to its own folder), then `SQLiteStore.destroyFiles(at:)` on the temporary
 //   store (`SQLiteStore+Files.swift`).
-// - Orphans are collected only by `SQLiteStore.init` (`collectExternalOrphans()`), and only
-//   after `prepareSchema` has checked that the file's version hashes equal the model's (a
-//   mismatch throws first). A store being migrated is opened under its old model only as a
-//   whole, compatible store, and the migration's own connections never collect: no collection
-//   ever runs under a schema other than the file's, so none can see "no references" and delete
-//   everything (Core Data's bug, where a migration dropped and re-created this folder). Never
-//   delete or re-create the folder in a migration; files may only be added to it.
+// - Files are removed only by an open `SQLiteStore` (the open's `collectExternalOrphans()`,
+//   the sweeps after its writes), that is only after `SQLiteStore.init` has run
+//   `migrateIfNeeded` (when asked) and `prepareSchema` has checked that the file's version
+//   hashes equal the model's (a mismatch throws first, and nothing is collected). A store
+//   being migrated is opened under its old model only as a whole, compatible store, and the
+//   migration code's own connections (`migrateInPlace`, the dry run, `MigrationManager`) never
+//   remove files: no removal ever runs under a schema other than the file's, so none can see
+//   "no references" and delete everything (Core Data's bug, where a migration dropped and
+//   re-created this folder). Never delete or re-create the folder in a migration; files may
+//   only be added to it.
 
 /// The files of one SQLite store's external binary data: writing (durably, before the
 /// referencing transaction commits), reading, and removing. Used on the store's writer (writes,
