@@ -150,7 +150,7 @@ final class ExternalBinaryStorage: Sendable {
             throw StrataError(
                 code: StrataError.Code.coreData,
                 message:
-                    "The external binary data file \(url.path) that a row refers to cannot be read (\(error.localizedDescription)); it was removed outside Strata, or the row was read from a query generation older than the save that dropped its last reference"
+                    "The external binary data file \(url.path) that a row refers to cannot be read (\(error.localizedDescription)); it was removed outside Strata, or another process replaced the value after this read began (fetch again)"
             )
         }
     }
