@@ -10,11 +10,17 @@ import Darwin
 
 /// Migrating a SQLite store in place: into a new file beside it, then one rename over it.
 extension MigrationManager {
-    /// The file beside a store that ``migrateStoreInPlace(at:type:options:mapping:)`` builds
-    /// the new store in (`<name>.migrating`); a leftover one from an interrupted migration is
-    /// removed by the next attempt. Callable from any thread.
+    /// The file a store's in-place migration builds the new store in: the store's own file name
+    /// inside a hidden folder beside it (`.strata-migrating-<name>/<name>`), so that the new
+    /// store's external data folder is its own and never the store's. A leftover folder from an
+    /// interrupted migration is removed by the next attempt. Callable from any thread.
     public static func inPlaceMigrationURL(for storeURL: URL) -> URL {
-        storeURL.deletingLastPathComponent().appendingPathComponent(storeURL.lastPathComponent + ".migrating")
+        inPlaceMigrationFolder(for: storeURL).appendingPathComponent(storeURL.lastPathComponent)
+    }
+
+    /// The hidden folder of ``inPlaceMigrationURL(for:)``.
+    static func inPlaceMigrationFolder(for storeURL: URL) -> URL {
+        storeURL.deletingLastPathComponent().appendingPathComponent(".strata-migrating-" + storeURL.lastPathComponent, isDirectory: true)
     }
 
     /// Migrates the SQLite store at `url` from ``sourceModel`` to ``destinationModel`` through
@@ -37,8 +43,16 @@ extension MigrationManager {
             throw StrataError(code: StrataError.Code.migrationManagerSourceStore, message: "No store to migrate at this path", url: url)
         }
         let temporary = Self.inPlaceMigrationURL(for: url)
-        Self.removeStoreFiles(at: temporary)
+        let folder = Self.inPlaceMigrationFolder(for: url)
+        // Only this folder is ever removed: the store's own files and external data stay.
+        try? FileManager.default.removeItem(at: folder)
         try checkpointSource(at: url, options: options)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        } catch {
+            throw Self.storeError(error, code: StrataError.Code.migrationManagerDestinationStore, what: "Creating the folder the new store is built in", url: folder)
+        }
+        defer { try? FileManager.default.removeItem(at: folder) }
 
         var destinationOptions = options ?? [:]
         destinationOptions[PersistentStoreOption.journalMode] = "DELETE"
@@ -54,17 +68,16 @@ extension MigrationManager {
                 throw StrataError(
                     code: StrataError.Code.migrationManagerSourceStore, message: "The store's write-ahead log was written during the migration: another coordinator has it open", url: url)
             }
+            // Values the new store wrote to files join the store's external data folder before
+            // the rename, so every reference the new store holds has its file from then on.
+            try SQLiteStore.linkExternalData(ofStoreAt: temporary, intoStoreAt: url)
             try? FileManager.default.removeItem(atPath: url.path + "-wal")
             try? FileManager.default.removeItem(atPath: url.path + "-shm")
             guard rename(temporary.path, url.path) == 0 else {
                 throw StrataError(code: StrataError.Code.migrationManagerDestinationStore, message: "Renaming the new store over the old one failed (errno \(errno))", url: url)
             }
-        } catch {
-            Self.removeStoreFiles(at: temporary)
-            throw error
         }
         try? Self.sync(path: url.deletingLastPathComponent().path)
-        Self.removeStoreFiles(at: temporary)
     }
 
     /// Opens the store with the source model read-write and closes it, which moves its

@@ -28,7 +28,7 @@ extension StagedMigrationManager {
                 case .lightweight:
                     try Self.migrateLightweight(at: url, from: from, to: to)
                 case .custom(let stage):
-                    try runCustomStage(stage, storeAt: url, from: from, to: to)
+                    try runCustomStage(stage, storeAt: url, options: options, from: from, to: to)
                 }
             } catch {
                 throw StrataError.wrapping(
@@ -40,15 +40,15 @@ extension StagedMigrationManager {
 
     /// Runs a custom stage on a copy of the store and puts the copy in the store's place when
     /// the handlers and the step all succeeded.
-    private func runCustomStage(_ stage: CustomMigrationStage, storeAt url: URL, from: ManagedObjectModel, to: ManagedObjectModel) throws {
+    private func runCustomStage(_ stage: CustomMigrationStage, storeAt url: URL, options: [String: any Sendable], from: ManagedObjectModel, to: ManagedObjectModel) throws {
         let workspace = try StoreWorkspace(beside: url, copyingStore: true)
         defer { workspace.discard() }
         if let handler = stage.willMigrateHandler {
-            try withContainer(at: workspace.storeURL, model: from) { try handler(self, stage) }
+            try withContainer(at: workspace.storeURL, model: from, options: options) { try handler(self, stage) }
         }
         try Self.migrateLightweight(at: workspace.storeURL, from: from, to: to)
         if let handler = stage.didMigrateHandler {
-            try withContainer(at: workspace.storeURL, model: to) { try handler(self, stage) }
+            try withContainer(at: workspace.storeURL, model: to, options: options) { try handler(self, stage) }
         }
         try workspace.replaceOriginal()
     }
@@ -62,9 +62,14 @@ extension StagedMigrationManager {
 
     /// Opens a container on the store at `url` with `model` (no automatic migration), makes it
     /// ``container`` while `body` runs, and closes it.
-    private func withContainer(at url: URL, model: ManagedObjectModel, _ body: () throws -> Void) throws {
+    private func withContainer(at url: URL, model: ManagedObjectModel, options: [String: any Sendable], _ body: () throws -> Void) throws {
         let container = PersistentContainer(name: url.deletingPathExtension().lastPathComponent, managedObjectModel: model)
         let description = PersistentStoreDescription(url: url)
+        // The store's own options (journal, history tracking, external data threshold…),
+        // without the migration itself.
+        for (key, value) in options where key != PersistentStoreOption.stagedMigrationManager {
+            description.setOption(value, forKey: key)
+        }
         description.shouldMigrateStoreAutomatically = false
         description.shouldInferMappingModelAutomatically = false
         container.persistentStoreDescriptions = [description]

@@ -44,7 +44,7 @@ struct StoreWorkspace {
                 try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 try connection.execute("VACUUM INTO '\(storeURL.path.replacingOccurrences(of: "'", with: "''"))'")
             }
-            try Self.linkFiles(from: Self.externalDataFolder(forStoreAt: url), to: Self.externalDataFolder(forStoreAt: storeURL))
+            try Self.linkFiles(from: SQLiteStore.externalDataFolder(forStoreAt: url), to: SQLiteStore.externalDataFolder(forStoreAt: storeURL))
         } catch {
             discard()
             throw error
@@ -58,8 +58,8 @@ struct StoreWorkspace {
             try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }
         try Self.fsync(storeURL.path)
-        let external = Self.externalDataFolder(forStoreAt: originalURL)
-        try Self.linkFiles(from: Self.externalDataFolder(forStoreAt: storeURL), to: external)
+        let external = SQLiteStore.externalDataFolder(forStoreAt: originalURL)
+        try Self.linkFiles(from: SQLiteStore.externalDataFolder(forStoreAt: storeURL), to: external)
         for suffix in ["-wal", "-shm", "-journal"] {
             try? FileManager.default.removeItem(atPath: originalURL.path + suffix)
         }
@@ -101,11 +101,6 @@ struct StoreWorkspace {
             }
         }
         try fsync(target.path)
-    }
-
-    // TEMPORARY until external storage merges: SQLiteStore.externalDataFolder(forStoreAt:).
-    static func externalDataFolder(forStoreAt url: URL) -> URL {
-        url.deletingLastPathComponent().appendingPathComponent("." + url.deletingPathExtension().lastPathComponent + "_SUPPORT/_EXTERNAL_DATA", isDirectory: true)
     }
 
     private static func fsync(_ path: String) throws {

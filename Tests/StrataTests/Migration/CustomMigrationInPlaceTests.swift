@@ -22,7 +22,9 @@ struct CustomMigrationInPlaceTests {
         let v1 = CustomMigrationPolicyTests.peopleV1()
         try MigrationFixture.makeStore(model: v1, at: url, CustomMigrationPolicyTests.fillPeople)
         // A leftover of an interrupted attempt is cleared.
-        try Data("half a store".utf8).write(to: MigrationManager.inPlaceMigrationURL(for: url))
+        let leftover = MigrationManager.inPlaceMigrationURL(for: url)
+        try FileManager.default.createDirectory(at: leftover.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("half a store".utf8).write(to: leftover)
 
         // Half-way through, the path still holds the whole old store.
         let manager = MigrationManager(sourceModel: v1, destinationModel: CustomMigrationPolicyTests.peopleV2())
