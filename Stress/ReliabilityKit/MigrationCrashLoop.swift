@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 import StrataTestSupport
 
 #if canImport(Glibc)
@@ -23,6 +24,10 @@ public struct MigrationCrashLoop {
         public var seed: UInt64
         /// Journal modes, taken in turn.
         public var journals: [JournalMode] = [.wal, .delete]
+        /// Also migrate through a staged migration whose custom stage works on a copy and swaps
+        /// it in (`StagedMigrationManager`; killed by the timer only: its copy is not opened
+        /// through the fault VFS).
+        public var includesStaged = true
         /// Accounts in the store (enough rows that the migration takes a while).
         public var accounts = 4_000
         /// Saves in the store before the migration.
@@ -50,6 +55,7 @@ public struct MigrationCrashLoop {
     private struct Baseline {
         var url: URL
         var journal: JournalMode
+        var staged: Bool
         var before: [String]
         var after: [String]
         /// How long the child takes to migrate without a kill (seconds).
@@ -65,6 +71,7 @@ public struct MigrationCrashLoop {
         var details = DetailLog()
         var kills = 0
         var exactKills = 0
+        var stagedKills = 0
         var killedBefore = 0
         var killedAfter = 0
         var finishedFirst = 0
@@ -73,12 +80,14 @@ public struct MigrationCrashLoop {
         var childFailures = 0
         try? FileManager.default.createDirectory(at: configuration.directory, withIntermediateDirectories: true)
         var baselines: [Baseline] = []
-        for journal in configuration.journals {
-            do {
-                baselines.append(try makeBaseline(journal: journal))
-            } catch {
-                details.add("cannot make the \(journal) baseline: \(error)")
-                childFailures += 1
+        for staged in configuration.includesStaged ? [false, true] : [false] {
+            for journal in configuration.journals {
+                do {
+                    baselines.append(try makeBaseline(journal: journal, staged: staged))
+                } catch {
+                    details.add("cannot make the \(journal)\(staged ? " staged" : "") baseline: \(error)")
+                    childFailures += 1
+                }
             }
         }
         defer {
@@ -96,8 +105,8 @@ public struct MigrationCrashLoop {
                     childFailures += 1
                     break
                 }
-                var arguments = ["migrate-child", "--store", url.path, "--journal", baseline.journal.rawValue]
-                let exact = Double(random.next() % 1_000) / 1_000 < configuration.exactKillShare
+                var arguments = ["migrate-child", "--store", url.path, "--journal", baseline.journal.rawValue] + (baseline.staged ? ["--staged"] : [])
+                let exact = !baseline.staged && Double(random.next() % 1_000) / 1_000 < configuration.exactKillShare
                 var delay = Double(random.next() % 1_000) / 1_000 * baseline.duration * 1.2
                 if exact {
                     let kinds: [FaultVFS.Kind] = [.write, .write, .write, .sync, .truncate, .delete]
@@ -117,11 +126,12 @@ public struct MigrationCrashLoop {
                 }
                 let endedEarly = child.sleep(delay)
                 let termination = child.killAndReap()
-                let label = "kill \(index) (\(baseline.journal), \(exact ? "exact" : "timer"))"
+                let label = "kill \(index) (\(baseline.journal)\(baseline.staged ? ", staged" : ""), \(exact ? "exact" : "timer"))"
                 switch termination {
                 case .signaled(SIGKILL):
                     kills += 1
                     if exact && endedEarly { exactKills += 1 }
+                    if baseline.staged { stagedKills += 1 }
                 case .exited(0):
                     finishedFirst += 1
                 default:
@@ -139,10 +149,15 @@ public struct MigrationCrashLoop {
                         details.add("\(label): the store is neither before nor after the migration: \(StoreFileFingerprint.difference(found, baseline.after))")
                         continue
                     }
-                    try MigrationFaultSweep.migrate(url, settings: StoreSettings(journal: baseline.journal))
+                    try MigrateChild.migrate(url, settings: StoreSettings(journal: baseline.journal), staged: baseline.staged)
                     if try StoreFileFingerprint.lines(url) != baseline.after {
                         unfinishable += 1
                         details.add("\(label): migrating again did not give the migrated store")
+                    }
+                    let leftovers = try FileManager.default.contentsOfDirectory(atPath: configuration.directory.path).filter { $0.hasPrefix(".strata-migration-") }
+                    if !leftovers.isEmpty {
+                        unfinishable += 1
+                        details.add("\(label): a staged migration's workspace was left after the next migration: \(leftovers)")
                     }
                 } catch {
                     unfinishable += 1
@@ -156,6 +171,7 @@ public struct MigrationCrashLoop {
             figures: [
                 Figure("kills during migration", kills, atLeast: 1),
                 Figure("  of which at an exact I/O operation", exactKills),
+                Figure("  of which in a staged migration's custom stage", stagedKills, atLeast: configuration.includesStaged ? 1 : nil),
                 Figure("stores found before the migration", killedBefore),
                 Figure("stores found migrated", killedAfter),
                 Figure("children that finished before the kill", finishedFirst),
@@ -168,8 +184,8 @@ public struct MigrationCrashLoop {
 
     /// A bank store at the first version, its fingerprints before and after, and how long and
     /// how many writes a migration of it takes.
-    private func makeBaseline(journal: JournalMode) throws -> Baseline {
-        let url = configuration.directory.appendingPathComponent("migration-crash-\(journal).sqlite")
+    private func makeBaseline(journal: JournalMode, staged: Bool) throws -> Baseline {
+        let url = configuration.directory.appendingPathComponent("migration-crash-\(journal)\(staged ? "-staged" : "").sqlite")
         removeStore(url)
         let settings = StoreSettings(journal: journal)
         let book = RecipeBook(seed: configuration.seed, accounts: configuration.accounts, route: .plain)
@@ -189,19 +205,45 @@ public struct MigrationCrashLoop {
         counted.vfsName = vfs.name
         vfs.resetCounters()
         let start = Date()
-        try MigrationFaultSweep.migrate(copy, settings: counted)
+        try MigrateChild.migrate(copy, settings: counted, staged: staged)
         let duration = Date().timeIntervalSince(start)
         let operations = vfs.count(.write)
         let after = try StoreFileFingerprint.lines(copy)
         guard after != before else { throw HarnessError("the migration left the store as it was") }
-        return Baseline(url: url, journal: journal, before: before, after: after, duration: max(duration, 0.01), operations: operations)
+        return Baseline(url: url, journal: journal, staged: staged, before: before, after: after, duration: max(duration, 0.01), operations: operations)
     }
 }
 
 /// The child of ``MigrationCrashLoop``: adds the store with the next model version and
-/// automatic migration, through the fault VFS (armed to SIGKILL the process at `--kill-at`),
-/// prints `MIGRATED` and exits 0; exits 3 when the migration fails.
+/// automatic migration (or, with `--staged`, a staged migration with one custom stage), through
+/// the fault VFS (armed to SIGKILL the process at `--kill-at`), prints `MIGRATED` and exits 0;
+/// exits 3 when the migration fails.
 public enum MigrateChild {
+    /// Migrates the bank store at `url` to the next version: automatic lightweight migration,
+    /// or a staged migration whose custom stage's did-handler writes every account's `openedAt`.
+    public static func migrate(_ url: URL, settings: StoreSettings, staged: Bool) throws {
+        guard staged else { return try MigrationFaultSweep.migrate(url, settings: settings) }
+        let first = BankModel.make()
+        let next = BankModel.makeNext()
+        let stage = CustomMigrationStage(
+            migratingFrom: ManagedObjectModelReference(model: first, versionChecksum: first.versionChecksum),
+            to: ManagedObjectModelReference(model: next, versionChecksum: next.versionChecksum))
+        stage.didMigrateHandler = { manager, _ in
+            guard let context = manager.container?.newBackgroundContext() else { throw HarnessError("the stage has no container") }
+            try context.performAndWait {
+                for account in try context.fetch(FetchRequest<ManagedObject>(entityName: "Account")) {
+                    account.setValue(Date(timeIntervalSince1970: 1_700_000_000), forKey: "openedAt")
+                }
+                try context.save()
+            }
+        }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: next, name: "staged migration")
+        var options = settings.options
+        options[PersistentStoreOption.stagedMigrationManager] = StagedMigrationManager([stage])
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+        try coordinator.remove(store)
+    }
+
     /// Runs the child; returns its exit code.
     public static func run(_ arguments: Arguments) -> Int32 {
         guard let path = arguments.string("store"), let vfs = FaultVFS.register() else {
@@ -219,7 +261,7 @@ public enum MigrateChild {
         var settings = StoreSettings(journal: JournalMode(rawValue: arguments.string("journal") ?? "WAL") ?? .wal)
         settings.vfsName = vfs.name
         do {
-            try MigrationFaultSweep.migrate(URL(fileURLWithPath: path), settings: settings)
+            try migrate(URL(fileURLWithPath: path), settings: settings, staged: arguments.flag("staged"))
             StandardOutput.writeLine("MIGRATED")
             return 0
         } catch {
