@@ -153,7 +153,7 @@ fuzz-build: deps $(FUZZ_DIR)/predicate-fuzzer $(FUZZ_DIR)/model-file-fuzzer $(FU
 # with the fuzzer's model.
 fuzz-store-seeds: $(FUZZ_DIR)/store-file-fuzzer
 	rm -f Fuzz/corpus/store-files/seed-*.sqlite
-	STRATA_FUZZ_WRITE_SEEDS=Fuzz/corpus/store-files $(FUZZ_DIR)/store-file-fuzzer
+	ASAN_OPTIONS=detect_leaks=0 STRATA_FUZZ_WRITE_SEEDS=Fuzz/corpus/store-files $(FUZZ_DIR)/store-file-fuzzer
 
 # All targets run even if one finds a crash; the recipe fails if any did.
 fuzz: fuzz-build

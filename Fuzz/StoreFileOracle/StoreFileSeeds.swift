@@ -9,6 +9,10 @@ import StrataSQLite
 /// binary writes them when `STRATA_FUZZ_WRITE_SEEDS` names a folder). Every file is rewritten
 /// with 512-byte pages, so each is a few KB.
 public enum StoreFileSeeds {
+    /// In a damage's statements: close the connection and open a new one (after an edit of
+    /// `sqlite_master`, which a connection sees only once reopened).
+    static let reconnect = "-- reconnect"
+
     /// The damage done to a copy of the base store, by seed name: SQL run on it.
     static let damages: [(name: String, sql: [String])] = [
         ("metadata-garbage", ["UPDATE Z_METADATA SET Z_PLIST = X'DEADBEEF00FF'"]),
@@ -37,6 +41,14 @@ public enum StoreFileSeeds {
             [
                 "ALTER TABLE ZTAG RENAME TO ZTAG_OLD", "CREATE TABLE ZTAG (Z_PK, Z_ENT INTEGER, Z_OPT INTEGER, ZLABEL VARCHAR)",
                 "INSERT INTO ZTAG SELECT * FROM ZTAG_OLD", "INSERT INTO ZTAG VALUES (NULL, 4, 1, 'nokey'), (NULL, NULL, NULL, NULL), ('x', 4, 1, 'textkey')", "DROP TABLE ZTAG_OLD",
+            ]
+        ),
+        // A decimal column without its TEXT affinity (the schema edited) holding infinities.
+        (
+            "decimal-infinity",
+            [
+                "PRAGMA writable_schema = ON", "UPDATE sqlite_master SET sql = replace(sql, '\"ZBALANCE\" TEXT', '\"ZBALANCE\"') WHERE name = 'ZPERSON'",
+                reconnect, "UPDATE ZPERSON SET ZBALANCE = 9e999 WHERE Z_PK = 1", "UPDATE ZPERSON SET ZBALANCE = -9e999, ZSCORE = 9e999, ZBORN = -9e999 WHERE Z_PK = 2",
             ]
         ),
         (
@@ -88,8 +100,10 @@ public enum StoreFileSeeds {
         for damage in damages {
             let file = work.appendingPathComponent("\(damage.name).sqlite")
             try FileManager.default.copyItem(at: base, to: file)
-            try withConnection(file) { connection in
-                for statement in damage.sql { try connection.execute(statement) }
+            for batch in damage.sql.split(separator: reconnect) {
+                try withConnection(file) { connection in
+                    for statement in batch { try connection.execute(statement) }
+                }
             }
             try compact(file, wal: true)
             try copy(file, to: output(damage.name), into: &written)
