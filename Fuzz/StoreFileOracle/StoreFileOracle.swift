@@ -153,6 +153,16 @@ public enum StoreFileOracle {
             if let first = objects.first(where: { !$0.isDeleted && $0.entity.name != "Tag" }) {
                 added.setValue(first, forKey: "manager")
             }
+            // Edits of existing to-manys: the ordered join (reordered, one added), the ordered
+            // one-to-many (one moved out) and the unordered one (one added).
+            if let owner = objects.first(where: { !$0.isDeleted && ($0.entity.name == "Person" || $0.entity.name == "Employee") }) {
+                let tags = owner.mutableOrderedSetValue(forKey: "tags")
+                if tags.count > 1 { tags.moveObjects(at: IndexSet(integer: tags.count - 1), to: 0) }
+                tags.add(tag)
+                let reports = owner.mutableOrderedSetValue(forKey: "reports")
+                if reports.count > 0 { reports.removeObject(at: 0) }
+                if let note = objects.first(where: { $0.entity.name == "Note" }) { owner.mutableSetValue(forKey: "notes").add(note) }
+            }
             if let updated = objects.first(where: { $0.entity.name == "Note" || $0.entity.name == "Tag" }) {
                 updated.setValue("changed", forKey: updated.entity.name == "Note" ? "text" : "label")
             }

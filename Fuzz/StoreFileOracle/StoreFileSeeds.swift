@@ -22,6 +22,7 @@ public enum StoreFileSeeds {
         ("primarykey-missing-rows", ["DELETE FROM Z_PRIMARYKEY"]),
         ("primarykey-extreme-max", ["UPDATE Z_PRIMARYKEY SET Z_MAX = 9223372036854775807 WHERE Z_NAME = 'Person'", "UPDATE Z_PRIMARYKEY SET Z_MAX = -1e300 WHERE Z_NAME = 'Tag'"]),
         ("primarykey-text-max", ["UPDATE Z_PRIMARYKEY SET Z_MAX = 'many'"]),
+        ("version-at-maximum", ["UPDATE ZNOTE SET Z_OPT = 9223372036854775807", "UPDATE ZTAG SET Z_OPT = -9223372036854775808"]),
         ("missing-column", ["ALTER TABLE ZNOTE DROP COLUMN ZTEXT"]),
         ("missing-table", ["DROP TABLE ZTAG"]),
         ("unknown-entity-code", ["UPDATE ZPERSON SET Z_ENT = 99 WHERE Z_PK = 1", "UPDATE ZNOTE SET ZPERSON_ENT = 77"]),

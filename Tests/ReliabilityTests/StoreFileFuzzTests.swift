@@ -144,4 +144,37 @@ struct StoreFileFuzzTests {
             }
         }
     }
+
+    /// Found by replaying hand-made damage through the fuzzer (`seed-version-at-maximum.sqlite`):
+    /// a row whose `Z_OPT` is `Int64.max` trapped on the next version (`baseVersion + 1`) when
+    /// the object was saved. Core Data reports a store it cannot update as an `NSSQLiteError`;
+    /// here the save throws a `StrataError` 134180 naming the file, the entity and the row, and
+    /// the row is left as it was.
+    @Test("A row version at Int64.max is a clear error on save, not an overflow trap")
+    func versionAtMaximum() throws {
+        let directory = TemporaryDirectory(prefix: "strata-store-version")
+        let url = directory.file("store.sqlite")
+        try Self.damagedStore(at: url, ["UPDATE ZNOTE SET Z_OPT = 9223372036854775807"])
+        let model = StoreFileOracle.model()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreFileOracle.options)
+        defer { try? coordinator.remove(store) }
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            let notes = try context.fetch(FetchRequest<ManagedObject>(entityName: "Note"))
+            let note = try #require(notes.first)
+            note.setValue("changed", forKey: "text")
+            #expect {
+                try context.save()
+            } throws: { error in
+                guard let error = error as? StrataError else { return false }
+                return error.code == StrataError.Code.sqlite && error.url == url && error.description.contains(url.path)
+                    && error.message.contains("'Note'") && error.message.contains("Z_OPT 9223372036854775807")
+            }
+        }
+        var versions: [Int64] = []
+        try SQLiteConnection(path: url.path).cachedStatement("SELECT Z_OPT FROM ZNOTE").forEachRow { versions.append($0.int64(at: 0)) }
+        #expect(versions.allSatisfy { $0 == Int64.max })
+    }
 }
