@@ -124,6 +124,24 @@ public enum StoreFileOracle {
             request.sortDescriptors = [ObjectSortDescriptor(key: name == "Tag" ? "label" : name == "Note" ? "text" : "name", ascending: true)]
             _ = attempt("sorted fetch \(name)") { try context.fetch(request) }
         }
+        // Prefetching (members and their rows in one read) and dictionaries with aggregates
+        // (the SQL aggregates decode stored values themselves).
+        let prefetching = FetchRequest<ManagedObject>(entityName: "Employee")
+        prefetching.relationshipKeyPathsForPrefetching = ["tags", "notes", "reports", "manager"]
+        _ = attempt("prefetching fetch") { try context.fetch(prefetching) }
+        let dictionaries = FetchRequest<NSDictionary>(entityName: "Employee")
+        dictionaries.resultType = .dictionaryResultType
+        dictionaries.propertiesToFetch = ["name", "age", "balance", "born", "key", "photo", "manager"]
+        _ = attempt("dictionary fetch") { try context.fetch(dictionaries) }
+        if let sum = try? ObjectExpression(validatingFormat: "sum:(balance)"), let average = try? ObjectExpression(validatingFormat: "average:(score)") {
+            let aggregates = FetchRequest<NSDictionary>(entityName: "Employee")
+            aggregates.resultType = .dictionaryResultType
+            aggregates.propertiesToFetch = [
+                "manager", ExpressionDescription(name: "total", expression: sum), ExpressionDescription(name: "mean", expression: average),
+            ]
+            aggregates.propertiesToGroupBy = ["manager"]
+            _ = attempt("aggregate fetch") { try context.fetch(aggregates) }
+        }
         // Each object once (an Employee is also a Person), in a stable order.
         var seen = Set<ObjectIdentifier>()
         objects = objects.filter { seen.insert(ObjectIdentifier($0)).inserted }
