@@ -4,7 +4,7 @@ SWIFT ?= swift
 JOBS ?= 2
 PACKAGES := libsqlite3-dev libjemalloc-dev
 
-.PHONY: deps run examples test stress stress-tsan stress-large stress-large-quick stress-negative-control bench bench-quick reliability reliability-quick fuzz fuzz-quick fuzz-build lint layers docs clean
+.PHONY: deps run examples test stress stress-tsan stress-large stress-large-quick stress-negative-control bench bench-quick reliability reliability-quick fuzz fuzz-quick fuzz-build fuzz-store-seeds lint layers docs clean
 
 # Installs the system libraries when pkg-config cannot find them (needs root, as in CI).
 deps:
@@ -118,6 +118,7 @@ STRATA_SQLITE_SOURCES := $(shell find Sources/StrataSQLite -name '*.swift' | sor
 STRATA_SOURCES := $(shell find Sources/Strata -name '*.swift' | sort)
 FUZZER_SOURCES := $(wildcard Fuzz/PredicateOracle/*.swift) $(wildcard Fuzz/PredicateFuzzer/*.swift)
 MODEL_FUZZER_SOURCES := $(wildcard Fuzz/ModelFileFuzzer/*.swift)
+STORE_FUZZER_SOURCES := $(wildcard Fuzz/StoreFileOracle/*.swift) $(wildcard Fuzz/StoreFileFuzzer/*.swift)
 
 $(FUZZ_DIR)/libStrataLocks.a: $(STRATA_LOCKS_SOURCES)
 	@mkdir -p $(FUZZ_DIR)
@@ -141,16 +142,29 @@ $(FUZZ_DIR)/model-file-fuzzer: $(MODEL_FUZZER_SOURCES) $(FUZZ_DIR)/libStrata.a
 	$(SWIFTC) $(FUZZ_FLAGS) -module-name ModelFileFuzzer $(MODEL_FUZZER_SOURCES) \
 		-L $(FUZZ_DIR) -lStrata -lStrataSQLite -lStrataLocks -lsqlite3 -use-ld=lld -o $@
 
-fuzz-build: deps $(FUZZ_DIR)/predicate-fuzzer $(FUZZ_DIR)/model-file-fuzzer
+$(FUZZ_DIR)/store-file-fuzzer: $(STORE_FUZZER_SOURCES) $(FUZZ_DIR)/libStrata.a
+	$(SWIFTC) $(FUZZ_FLAGS) -module-name StoreFileFuzzer $(STORE_FUZZER_SOURCES) \
+		-L $(FUZZ_DIR) -lStrata -lStrataSQLite -lStrataLocks -lsqlite3 -use-ld=lld -o $@
 
-# Both targets run even if the first finds a crash; the recipe fails if either did.
+fuzz-build: deps $(FUZZ_DIR)/predicate-fuzzer $(FUZZ_DIR)/model-file-fuzzer $(FUZZ_DIR)/store-file-fuzzer
+
+# Regenerates the store-file fuzzer's seeds (Fuzz/corpus/store-files/seed-*.sqlite) with the
+# fuzzer binary itself (Fuzz/StoreFileOracle/StoreFileSeeds.swift): the stores must be made
+# with the fuzzer's model.
+fuzz-store-seeds: $(FUZZ_DIR)/store-file-fuzzer
+	rm -f Fuzz/corpus/store-files/seed-*.sqlite
+	ASAN_OPTIONS=detect_leaks=0 STRATA_FUZZ_WRITE_SEEDS=Fuzz/corpus/store-files $(FUZZ_DIR)/store-file-fuzzer
+
+# All targets run even if one finds a crash; the recipe fails if any did.
 fuzz: fuzz-build
 	status=0; Fuzz/run-fuzzer.sh $(FUZZ_SECONDS) predicate || status=1; \
-	Fuzz/run-fuzzer.sh $(FUZZ_SECONDS) model-file || status=1; exit $$status
+	Fuzz/run-fuzzer.sh $(FUZZ_SECONDS) model-file || status=1; \
+	Fuzz/run-fuzzer.sh $(FUZZ_SECONDS) store-file || status=1; exit $$status
 
 fuzz-quick: fuzz-build
 	status=0; Fuzz/run-fuzzer.sh 60 predicate || status=1; \
-	Fuzz/run-fuzzer.sh 60 model-file || status=1; exit $$status
+	Fuzz/run-fuzzer.sh 60 model-file || status=1; \
+	Fuzz/run-fuzzer.sh 60 store-file || status=1; exit $$status
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Stress Benchmarks Fuzz Examples

@@ -8,10 +8,11 @@
 //   Strata ← StrataDemo / StrataHistoryImporter / StrataUndoEditor / StrataLiveResults (Examples/) / Benchmarks
 // CJemalloc is linked only by the Stress and Benchmarks executables, never by the library.
 // CStrataFaultVFS (an I/O-fault-injecting SQLite VFS) is linked only by the reliability harness
-// and its tests, never by the library. The libFuzzer targets (predicate parser, model-file reader)
-// are built by `make fuzz` with swiftc directly (they need -sanitize=fuzzer, an unsafe flag here);
-// the predicate oracle, PredicateFuzzOracle, is a target so the corpus regression test replays
-// inputs exactly as the fuzzer saw them.
+// and its tests, never by the library. The libFuzzer targets (predicate parser, model-file reader,
+// store-file opener) are built by `make fuzz` with swiftc directly (they need -sanitize=fuzzer, an
+// unsafe flag here);
+// the predicate oracle, PredicateFuzzOracle, and the store-file oracle, StoreFileFuzzOracle, are
+// targets so the corpus regression tests replay inputs exactly as the fuzzers saw them.
 
 import PackageDescription
 
@@ -128,9 +129,17 @@ let package = Package(
             path: "Fuzz/PredicateOracle",
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "StoreFileFuzzOracle",
+            dependencies: ["Strata", "StrataSQLite"],
+            path: "Fuzz/StoreFileOracle",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["ReliabilityKit", "Strata", "StrataSQLite", "StrataTestSupport", "CStrataFaultVFS", "PredicateFuzzOracle"],
+            dependencies: [
+                "ReliabilityKit", "Strata", "StrataSQLite", "StrataTestSupport", "CStrataFaultVFS", "PredicateFuzzOracle", "StoreFileFuzzOracle",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs one fuzzer for a bounded time and prints its figures.
-#   Fuzz/run-fuzzer.sh SECONDS [predicate|model-file] [extra libFuzzer flags]
+#   Fuzz/run-fuzzer.sh SECONDS [predicate|model-file|store-file] [extra libFuzzer flags]
 # The target defaults to predicate. New interesting inputs go to .build/fuzz/ (not the repository).
-# A crashing input is copied into the target's corpus folder (Fuzz/corpus/predicates/ or
-# Fuzz/corpus/model-files/) as crash-<sha1>.txt / .xml: commit it, and the corpus tests replay it
-# from then on (the regression test), after the bug is fixed.
+# A crashing input is copied into the target's corpus folder (Fuzz/corpus/predicates/,
+# Fuzz/corpus/model-files/ or Fuzz/corpus/store-files/) as crash-<sha1>.txt / .xml / .sqlite:
+# commit it, and the corpus tests replay it from then on (the regression test), after the bug is
+# fixed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_TO_RUN="${1:-300}"
@@ -39,8 +40,22 @@ model-file)
     LEAKS=1
     export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=Fuzz/model-file.lsan-suppressions}"
     ;;
+store-file)
+    FUZZER=.build/fuzz/store-file-fuzzer
+    WORK=.build/fuzz/corpus-store-files
+    ARTIFACTS=.build/fuzz/artifacts-store-files
+    SEEDS=Fuzz/corpus/store-files
+    EXTENSION=sqlite
+    LABEL="store-file opener"
+    # Inputs are store files of a few KB (the seeds are at most 12 KB). Leaks are checked at
+    # exit, as for the model-file reader; CFPropertyList leaks an error for every damaged
+    # metadata blob (store-file.lsan-suppressions).
+    TARGET_FLAGS=(-max_len=16384 -detect_leaks=0)
+    LEAKS=1
+    export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=Fuzz/store-file.lsan-suppressions}"
+    ;;
 *)
-    echo "unknown fuzz target '$TARGET' (predicate or model-file)" >&2
+    echo "unknown fuzz target '$TARGET' (predicate, model-file or store-file)" >&2
     exit 2
     ;;
 esac
@@ -72,7 +87,7 @@ if [ "$STATUS" -ne 0 ] && [ "$CRASHES" -eq 0 ]; then
     echo "the fuzzer exited with status $STATUS without an artifact; see $LOG"
 fi
 if [ "$CRASHES" -gt 0 ]; then
-    grep -E 'ERROR|PredicateOracle|ModelFileOracle|SUMMARY|Fatal error' "$LOG" | head -20
+    grep -E 'ERROR|PredicateOracle|ModelFileOracle|StoreFileOracle|SUMMARY|Fatal error|runtime failure' "$LOG" | head -20
 fi
 echo "FUZZ SUMMARY ($LABEL, ${SECONDS_TO_RUN} s)"
 echo "  fuzz executions                            ${EXECUTIONS:-0}  (${RATE:-0}/s)"

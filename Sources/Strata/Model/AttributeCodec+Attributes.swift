@@ -118,7 +118,8 @@ extension AttributeCodec {
         case (.float, _): return doubleFromStored(stored).map { Float($0) }
         case (.decimal, .text(let text)): return Decimal(string: text, locale: DecimalText.posix)
         case (.decimal, .integer(let v)): return Decimal(v)
-        case (.decimal, .real(let v)): return Decimal(v)
+        // Not `Decimal(v)`: it traps on an infinity (a REAL column holding 9e999).
+        case (.decimal, .real(let v)): return decimalValue(v)
         case (.string, .text(let text)): return text
         case (.string, .integer(let v)): return String(v)
         case (.string, .real(let v)): return String(v)

@@ -49,10 +49,19 @@ extension SQLiteStore {
     func allocate(_ count: Int, for entity: EntityDescription, on connection: SQLiteConnection) throws -> [Int64] {
         let root = entity.rootEntity
         let statement = try connection.cachedStatement(SaveStatements.allocatePrimaryKeys)
-        var last: Int64 = 0
-        try statement.forEachRow([.integer(Int64(count)), .integer(root.layout.code)]) { last = $0.int64(at: 0) }
-        let first = last - Int64(count) + 1
-        return Array(first...last)
+        var returned: SQLiteValue?
+        try statement.forEachRow([.integer(Int64(count)), .integer(root.layout.code)]) { returned = $0.value(at: 0) }
+        // A damaged key table (no row for the entity, a maximum that is not an integer or
+        // overflowed into a real, a negative one) must not hand out keys 0, -1… or trap: it is
+        // a damaged store, as Core Data reports one (NSSQLiteError).
+        guard case .integer(let last)? = returned, last >= Int64(count) else {
+            let found = returned.map { "Z_MAX became \($0)" } ?? "it has no row for Z_ENT \(root.layout.code)"
+            throw StrataError(
+                code: StrataError.Code.sqlite,
+                message: "The store's key table Z_PRIMARYKEY is damaged for entity '\(root.name)': \(found), so no primary key can be handed out",
+                entityName: root.name, url: url)
+        }
+        return Array((last - Int64(count) + 1)...last)
     }
 
     /// Why a write is refused: the store was opened read-only, or it keeps a persistent history

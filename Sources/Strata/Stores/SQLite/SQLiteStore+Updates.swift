@@ -64,6 +64,14 @@ extension SQLiteStore {
         on connection: SQLiteConnection
     ) throws -> Int64? {
         let entity = update.objectID.entity
+        // A version at Int64.max (a damaged or hostile file) has no next one: SQLite would make
+        // Z_OPT + 1 a REAL and the version arithmetic here would overflow.
+        guard update.baseVersion < Int64.max else {
+            throw StrataError(
+                code: StrataError.Code.sqlite,
+                message: "The row of '\(entity.name)' with Z_PK \(pk) has the version Z_OPT \(update.baseVersion), the largest there is: the store is damaged and the row cannot be updated",
+                entityName: entity.name, objectID: update.objectID, url: url)
+        }
         guard let (statement, columns) = try statements.statement(for: update, store: self, on: connection) else { return nil }
         let externalSlots = externalSQL.externalSlots(of: entity)
         try noteReferencesDropped(by: entity, pk: pk, slots: update.changedAttributeSlots, on: connection)
