@@ -1,3 +1,5 @@
+import StrataProgress
+
 /// Runs the selected entries of a suite and assembles the report (results, ratios, targets, failures).
 struct SuiteExecution {
     var suiteName: String
@@ -23,7 +25,16 @@ struct SuiteExecution {
 
         let total = entries.reduce(0) { $0 + $1.definitions.count }
         var position = 0
+        // The "[i/n]" lines are the plain progress; on a terminal a status line adds the ETA.
+        let meter = ProgressMeter(lineInterval: nil)
+        let started = WallClock.nowNanoseconds()
+        defer { meter.finish() }
+        func showStatus(_ name: String) {
+            let elapsed = Double(WallClock.nowNanoseconds() &- started) / 1e9
+            meter.update(ProgressStatus(label: "benchmarks", done: position, total: total, unit: "benchmarks", detail: "now: \(name)", elapsed: elapsed))
+        }
         func logStart(_ definition: BenchmarkDefinition) {
+            showStatus(definition.name)
             position += 1
             log("[\(position)/\(total)] \(definition.name) ...")
         }
@@ -53,6 +64,7 @@ struct SuiteExecution {
                     }
                 }
             case .pair(let pair):
+                showStatus(pair.name)
                 position += 2
                 log("[\(position - 1)-\(position)/\(total)] \(pair.name): strata and raw interleaved ...")
                 let outcome = pairRunner.run(pair)
