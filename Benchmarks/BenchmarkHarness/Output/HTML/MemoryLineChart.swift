@@ -24,10 +24,11 @@ enum MemoryLineChart {
         let top = max(all.map(\.value).max() ?? 0, 1)
         let left = 80.0
         let plotWidth = 380.0
-        let plotTop = 30.0
         let plotHeight = 150.0
+        let plotTop = 46.0
         var canvas = SVGCanvas(width: left + plotWidth + 110, height: plotTop + plotHeight + 40, title: "\(series.title): \(metric.displayName) over N")
-        canvas.text("\(metric.displayName) p50 over N (log scale)", x: 0, y: 14, size: 12, bold: true)
+        canvas.text(BaselineChart.shorten(series.title, limit: 80), x: 0, y: 14, size: 12, bold: true)
+        canvas.text("\(metric.displayName) p50 at each N (N on a log scale)", x: 0, y: 30, size: 11, fill: ChartPalette.axis)
         // N on a log scale: the suite's sizes grow tenfold.
         func x(_ n: Double) -> Double { left + (log10(max(n, 1)) - log10(max(minN, 1))) / (log10(maxN) - log10(max(minN, 1))) * plotWidth }
         func y(_ value: Double) -> Double { plotTop + plotHeight - max(value, 0) / top * plotHeight }
