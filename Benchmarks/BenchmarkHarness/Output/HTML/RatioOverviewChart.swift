@@ -29,7 +29,8 @@ enum RatioOverviewChart {
             canvas.rect(
                 x: labelWidth, y: y + 3, width: max(length, 1), height: rowHeight - 6, fill: color,
                 tooltip: "\(pair.name): \(ValueFormatter.ratio(ratio))" + (targets.isEmpty ? "" : " (\(targets))"))
-            canvas.text(ValueFormatter.ratio(ratio) + (targets.isEmpty ? "" : "  " + BaselineChart.shorten(outcomes.map(\.description).joined(separator: ", "), limit: 30)), x: labelWidth + length + 4, y: y + 12, size: 10)
+            let demands = BaselineChart.shorten(outcomes.map(\.description).joined(separator: ", "), limit: 30)
+            canvas.text(ValueFormatter.ratio(ratio) + (targets.isEmpty ? "" : "  " + demands), x: labelWidth + length + 4, y: y + 12, size: 10)
         }
         let one = labelWidth + barArea / largest
         canvas.line(x1: one, y1: top - 2, x2: one, y2: top + Double(rows.count) * rowHeight, stroke: ChartPalette.axis, dashed: true)
