@@ -29,9 +29,13 @@ struct SuiteExecution {
         let meter = ProgressMeter(lineInterval: nil)
         let started = WallClock.nowNanoseconds()
         defer { meter.finish() }
-        func showStatus(_ name: String) {
+        var current = ""
+        var completed = 0
+        func showStatus(_ name: String, iterations: Int = 0) {
+            current = name
             let elapsed = Double(WallClock.nowNanoseconds() &- started) / 1e9
-            meter.update(ProgressStatus(label: "benchmarks", done: position, total: total, unit: "benchmarks", detail: "now: \(name)", elapsed: elapsed))
+            let detail = "now: \(name)" + (iterations > 0 ? ", iteration \(iterations)" : "")
+            meter.update(ProgressStatus(label: "benchmarks", done: completed, total: total, unit: "benchmarks", detail: detail, elapsed: elapsed))
         }
         func logStart(_ definition: BenchmarkDefinition) {
             showStatus(definition.name)
@@ -39,6 +43,7 @@ struct SuiteExecution {
             log("[\(position)/\(total)] \(definition.name) ...")
         }
         func record(_ results: BenchmarkResults?, failures: [BenchmarkFailure], position: Int) {
+            completed += 1
             for failure in failures {
                 log("error: \(failure.benchmark): \(failure.message)")
             }
@@ -50,6 +55,11 @@ struct SuiteExecution {
         }
 
         let pairRunner = PairRunner(sources: sources, quick: quick)
+        // Only a terminal shows iterations; off one the "[i/n]" lines say enough.
+        if meter.isTerminal {
+            runner.onIteration = { showStatus(current, iterations: $0) }
+            pairRunner.onIteration = { showStatus(current, iterations: $0) }
+        }
         for entry in entries {
             switch entry {
             case .benchmark(let definition, let targets):
