@@ -50,7 +50,9 @@ struct HTMLPage {
         h3 { font-size: 1em; margin-top: 1.6em; }
         p.meta { color: #666; font-size: 0.9em; margin: 0.2em 0; }
         .met { color: \(ChartPalette.met); }
-        .missed { color: \(ChartPalette.missed); font-weight: bold; }
+        .missed { color: \(ChartPalette.missed); }
+        p.missed { font-weight: bold; }
+        li { margin: 0.15em 0; }
         .skipped { color: \(ChartPalette.skipped); }
         figure { margin: 0.6em 0; }
         table { border-collapse: collapse; font-size: 0.9em; }
