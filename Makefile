@@ -83,12 +83,14 @@ stress-negative-control: deps
 		echo "negative control detected (exit status 1, as expected)"; \
 	done
 
-# Benchmarks against raw SQLite in the same run.
+# Benchmarks against raw SQLite in the same run. Both also write an HTML report with SVG charts
+# (docs/benchmarks.md) to BENCH_HTML and print its path.
+BENCH_HTML ?= .build/benchmark-report.html
 bench: deps
-	$(SWIFT) run -c release -j $(JOBS) StrataBenchmarks $(BENCH_ARGS)
+	$(SWIFT) run -c release -j $(JOBS) StrataBenchmarks --html $(BENCH_HTML) $(BENCH_ARGS)
 
 bench-quick: deps
-	$(SWIFT) run -c release -j $(JOBS) StrataBenchmarks --quick $(BENCH_ARGS)
+	$(SWIFT) run -c release -j $(JOBS) StrataBenchmarks --quick --html $(BENCH_HTML) $(BENCH_ARGS)
 
 # Reliability harness (docs/reliability.md): SIGKILL crash loop, I/O-fault sweep, disk full,
 # read-only media, several processes, negative controls. `reliability` is the full run (release

@@ -4,6 +4,8 @@
 //
 // Layering (a lower target never imports a higher one):
 //   StrataLocks (the one lock type, TSan-aware) ← every target that locks;
+//   StrataLocks ← StrataProgress (the terminal progress line) ← BenchmarkHarness, StrataStressKit,
+//   ReliabilityKit and their executables (it imports nothing of Strata);
 //   CSQLite ← StrataSQLite ← Strata ← StrataTestSupport ← StrataStressKit ← StrataStress / tests;
 //   Strata ← StrataDemo / StrataHistoryImporter / StrataUndoEditor / StrataLiveResults (Examples/) / Benchmarks
 // CJemalloc is linked only by the Stress and Benchmarks executables, never by the library.
@@ -46,6 +48,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "StrataProgress",
+            dependencies: ["StrataLocks"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "StrataSQLite",
             dependencies: ["CSQLite"],
             swiftSettings: strictSettings
@@ -85,7 +92,7 @@ let package = Package(
         ),
         .target(
             name: "BenchmarkHarness",
-            dependencies: ["CJemalloc"],
+            dependencies: ["CJemalloc", "StrataLocks", "StrataProgress"],
             path: "Benchmarks/BenchmarkHarness",
             swiftSettings: strictSettings
         ),
@@ -97,13 +104,13 @@ let package = Package(
         ),
         .target(
             name: "StrataStressKit",
-            dependencies: ["StrataLocks", "Strata", "StrataSQLite", "StrataTestSupport"],
+            dependencies: ["StrataLocks", "Strata", "StrataSQLite", "StrataTestSupport", "StrataProgress"],
             path: "Stress/StrataStressKit",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "StrataStress",
-            dependencies: ["Strata", "StrataSQLite", "StrataTestSupport", "StrataStressKit", "CJemalloc"],
+            dependencies: ["Strata", "StrataSQLite", "StrataTestSupport", "StrataStressKit", "StrataProgress", "CJemalloc"],
             path: "Stress/StrataStress",
             swiftSettings: strictSettings
         ),
@@ -113,13 +120,13 @@ let package = Package(
         ),
         .target(
             name: "ReliabilityKit",
-            dependencies: ["StrataLocks", "Strata", "StrataSQLite", "StrataTestSupport", "CSQLite", "CStrataFaultVFS"],
+            dependencies: ["StrataLocks", "Strata", "StrataSQLite", "StrataTestSupport", "StrataProgress", "CSQLite", "CStrataFaultVFS"],
             path: "Stress/ReliabilityKit",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "StrataReliability",
-            dependencies: ["ReliabilityKit", "Strata", "StrataSQLite"],
+            dependencies: ["ReliabilityKit", "Strata", "StrataSQLite", "StrataProgress"],
             path: "Stress/StrataReliability",
             swiftSettings: strictSettings
         ),
@@ -149,7 +156,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BenchmarkHarnessTests",
-            dependencies: ["BenchmarkHarness"],
+            dependencies: ["BenchmarkHarness", "StrataProgress"],
             path: "Benchmarks/BenchmarkHarnessTests",
             swiftSettings: strictSettings
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import StrataProgress
 import StrataTestSupport
 
 #if canImport(Glibc)
@@ -87,7 +88,16 @@ public struct CrashLoop {
         var random = SeededRandom(seed: configuration.seed, stream: 0xC0A5)
         var current: StoreState?
         try? FileManager.default.createDirectory(at: configuration.directory, withIntermediateDirectories: true)
+        // On a terminal a status line; the plain "crash loop: N kills" notes every 100 kills stay for logs.
+        let meter = ProgressMeter(lineInterval: nil)
+        defer { meter.finish() }
         for index in 0..<configuration.kills {
+            let elapsed = Date().timeIntervalSince(started)
+            meter.update(
+                ProgressStatus(
+                    label: "crash loop", done: index, total: configuration.kills, unit: "kills", checks: figures.kills,
+                    detail: "\(figures.acknowledgedSaves) acknowledged saves, \(figures.inconsistent) damaged stores",
+                    elapsed: elapsed, secondsLeft: configuration.deadline.map { $0.timeIntervalSinceNow }))
             if let deadline = configuration.deadline, Date() > deadline { break }
             if current == nil || current?.killsLeft == 0 {
                 if let old = current { removeStore(old.url) }

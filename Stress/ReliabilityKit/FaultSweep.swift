@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Strata
+import StrataProgress
 
 /// I/O-fault injection: for each journal setting, save route, fault kind and mode, the Kth
 /// write/sync/truncate/delete fails (K = 0, 1, 2… until no fault fires), while a save runs and
@@ -118,6 +119,11 @@ public struct FaultSweep {
         var figures = Figures()
         var details = DetailLog()
         try? FileManager.default.createDirectory(at: configuration.directory, withIntermediateDirectories: true)
+        // A status line on a terminal only; off one the part prints its report at the end, as before.
+        let meter = ProgressMeter(lineInterval: nil)
+        defer { meter.finish() }
+        let sequenceCount = configuration.settings.count * configuration.routes.count * configuration.faults.count * configuration.modes.count
+        var sequenceIndex = 0
         sequences: for settings in configuration.settings {
             for route in configuration.routes {
                 let baseline: Baseline
@@ -131,7 +137,13 @@ public struct FaultSweep {
                 for fault in configuration.faults {
                     for mode in configuration.modes {
                         var k = 0
+                        sequenceIndex += 1
                         while true {
+                            meter.update(
+                                ProgressStatus(
+                                    label: "fault sweep", done: figures.runs, unit: "runs", checks: figures.faultPoints,
+                                    detail: "sequence \(sequenceIndex)/\(sequenceCount): \(settings) \(route.rawValue) \(fault) \(mode.rawValue) K=\(k)",
+                                    elapsed: Date().timeIntervalSince(started), secondsLeft: configuration.deadline.map { $0.timeIntervalSinceNow }))
                             if let deadline = configuration.deadline, Date() > deadline {
                                 figures.incompleteSequences += 1
                                 break sequences

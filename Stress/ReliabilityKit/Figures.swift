@@ -1,4 +1,5 @@
 import Foundation
+import StrataProgress
 
 /// A line of the harness's report: a name, a number, and whether the number must be zero or
 /// reach a minimum (a liveness figure: a part that did no work proves nothing, so it fails).
@@ -108,10 +109,11 @@ public enum StandardOutput {
     }
 }
 
-/// Progress lines on standard error (the report itself goes to standard output).
+/// Progress lines on standard error (the report itself goes to standard output); on a
+/// terminal they go around the status line (Sources/StrataProgress/ProgressConsole.swift).
 public enum Progress {
     /// Prints a progress line on standard error.
     public static func note(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        ProgressConsole.printLine(text, to: .standardError)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ReliabilityKit
+import StrataProgress
 
 // StrataReliability: Strata's reliability harness (docs/reliability.md).
 //
@@ -23,7 +24,7 @@ func scratch(_ name: String) -> URL {
 
 /// Prints a part's report, removes its folder, exits with its verdict.
 func finish(_ reports: [PartReport], removing directory: URL) -> Never {
-    for line in reports.flatMap(\.lines) { StandardOutput.writeLine(line) }
+    for line in reports.flatMap(\.lines) { ProgressConsole.printLine(line, to: .standardOutput) }
     try? FileManager.default.removeItem(at: directory)
     exit(reports.allSatisfy(\.passes) ? 0 : 1)
 }
@@ -33,7 +34,7 @@ case "quick", "full":
     var run = ReliabilityRun(level: command == "quick" ? .quick : .full, seed: seed, executable: HarnessExecutable.current, directory: scratch("reliability"))
     run.kills = arguments.string("kills").flatMap { Int($0) }
     run.processSeconds = arguments.string("seconds").flatMap { Double($0) }
-    exit(run.run { StandardOutput.writeLine($0) } ? 0 : 1)
+    exit(run.run { ProgressConsole.printLine($0, to: .standardOutput) } ? 0 : 1)
 case "crash":
     let directory = scratch("crash")
     var configuration = CrashLoop.Configuration(executable: HarnessExecutable.current, directory: directory, kills: arguments.int("kills", 100), seed: seed)

@@ -6,6 +6,7 @@
 // The workload runs on worker threads; the main thread runs `RunLoop.main` meanwhile, so the
 // main-queue context's blocks run (on the main thread) — as they would in an app.
 import Foundation
+import StrataProgress
 import StrataStressKit
 import Synchronization
 
@@ -18,13 +19,10 @@ do {
     exit(error.message == nil ? 0 : 2)
 }
 
-/// Lines printed by worker threads go out whole and in order.
-let output = NSLock()
+/// Lines printed by worker threads go out whole and in order, around the progress line on a
+/// terminal (Sources/StrataProgress/ProgressConsole.swift).
 @Sendable func say(_ line: String) {
-    output.withLock {
-        print(line)
-        fflush(nil)
-    }
+    ProgressConsole.printLine(line, to: .standardOutput)
 }
 
 let finished = Atomic<Int>(-1)

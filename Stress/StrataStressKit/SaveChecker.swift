@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataLocks
+import StrataProgress
 import StrataSQLite
 import StrataTestSupport
 import Synchronization
@@ -66,7 +67,9 @@ final class SaveChecker: Sendable {
     private func loop(start: DispatchTime) {
         let counters = workload.counters
         var lastFull = DispatchTime.now()
-        var lastProgress = DispatchTime.now()
+        // Plain lines every progressInterval off a terminal (CI logs); a status line on one.
+        let meter = ProgressMeter(lineInterval: configuration.progressInterval > 0 ? configuration.progressInterval : nil, printLine: log)
+        defer { meter.finish() }
         while !stopped.load(ordering: .relaxed) {
             guard signal.wait(timeout: .now() + 0.25) == .success else { continue }
             while signal.wait(timeout: .now()) == .success {}  // coalesce the saves that piled up
@@ -80,16 +83,14 @@ final class SaveChecker: Sendable {
                 counters.fullChecks.add()
                 lastFull = DispatchTime.now()
             }
-            if configuration.progressInterval > 0, seconds(from: lastProgress, to: now) >= configuration.progressInterval {
-                lastProgress = now
-                let elapsed = seconds(from: start, to: now)
-                log(
-                    String(
-                        format: "  t=%3.0fs  %d ops (%.0f/s), %d transfers, %d root saves, %d conflicts retried, %d checks",
-                        elapsed, counters.operations.current, Double(counters.operations.current) / max(elapsed, 0.001),
-                        counters.transfers.current, counters.rootSaves.current, counters.conflicts.current + counters.constraintConflicts.current,
-                        counters.checks.current))
-            }
+            let elapsed = seconds(from: start, to: now)
+            meter.update(
+                ProgressStatus(
+                    label: "  stress", done: counters.operations.current, unit: "ops", checks: counters.checks.current,
+                    detail:
+                        "\(counters.transfers.current) transfers, \(counters.rootSaves.current) root saves, "
+                        + "\(counters.conflicts.current + counters.constraintConflicts.current) conflicts retried, \(counters.fullChecks.current) full ledger checks",
+                    elapsed: elapsed, secondsLeft: configuration.seconds - elapsed))
         }
     }
 

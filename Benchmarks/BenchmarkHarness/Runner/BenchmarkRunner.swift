@@ -2,6 +2,8 @@
 final class BenchmarkRunner {
     private let sources: MeasurementSources
     private let quick: Bool
+    /// Called after each invocation (warm-ups included) with the invocations done, for the progress line.
+    var onIteration: (Int) -> Void = { _ in }
 
     /// Creates a runner using the probed measurement back-ends.
     init(sources: MeasurementSources, quick: Bool) {
@@ -20,6 +22,7 @@ final class BenchmarkRunner {
                 failed = true
                 break
             }
+            onIteration(session.warmups)
         }
         if !failed {
             let budget = configuration.maxDurationNanoseconds(quick: quick)
@@ -29,6 +32,7 @@ final class BenchmarkRunner {
                     failed = true
                     break
                 }
+                onIteration(session.warmups + session.measured)
                 if session.measured >= configuration.effectiveMinIterations, WallClock.nowNanoseconds() &- started >= budget { break }
             }
         }

@@ -134,6 +134,8 @@ public final class BenchmarkSuite {
         case .list:
             output.standardOutput(listing(selection: selection, filter: filter))
             return BenchmarkExitCode.success.rawValue
+        case .render(let path):
+            return ReportFiles.render(jsonPath: path, options: options, output: output)
         case .run, .baselineUpdate, .baselineCompare:
             break
         }
@@ -175,16 +177,7 @@ public final class BenchmarkSuite {
             )
         }
 
-        let rendered = render(report, format: options.format)
-        output.standardOutput(rendered)
-        if let path = options.outputPath {
-            do {
-                try Data(rendered.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-            } catch {
-                output.standardError("error: cannot write \(path): \(error.localizedDescription)")
-                hadErrors = true
-            }
-        }
+        if !ReportFiles.write(report, baseline: baseline, options: options, output: output) { hadErrors = true }
 
         if case .baselineUpdate(let baselineName) = options.command {
             hadErrors = !updateBaseline(baselineName, with: report, store: store, merge: filter.isActive, output: output) || hadErrors
@@ -226,14 +219,6 @@ public final class BenchmarkSuite {
             result[definition.name] = definition.configuration
         }
         return result
-    }
-
-    private func render(_ report: BenchmarkRunReport, format: CommandLineOptions.OutputFormat) -> String {
-        switch format {
-        case .text: TextReport.render(report)
-        case .markdown: MarkdownReport.render(report)
-        case .json: JSONReport.render(report)
-        }
     }
 
     /// Stores `report` as a baseline (merging into the existing one when only part of the suite ran).

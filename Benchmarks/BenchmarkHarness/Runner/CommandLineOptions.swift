@@ -28,6 +28,8 @@ public struct CommandLineOptions: Sendable, Equatable {
         case baselineUpdate(String)
         /// Run, then compare with the named baseline.
         case baselineCompare(String)
+        /// Run nothing: load a JSON report written earlier and render it (`--from-json PATH`).
+        case render(String)
     }
 
     /// Report formats.
@@ -50,6 +52,10 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var format: OutputFormat = .text
     /// A file that also receives the report.
     public var outputPath: String?
+    /// A file that receives the HTML report with its charts (``HTMLReport``).
+    public var htmlPath: String?
+    /// A directory that receives the main charts as standalone SVG files.
+    public var svgDirectory: String?
     /// Where baselines are stored.
     public var baselineDirectory: String = BaselineStore.defaultDirectory
     /// Whether missed targets make the exit code 2.
@@ -69,6 +75,11 @@ public struct CommandLineOptions: Sendable, Equatable {
           --format text|markdown|json
                                     Report format (default: text).
           --output PATH             Also write the report to PATH.
+          --html PATH               Also write an HTML report with SVG charts to PATH
+                                    (make bench: .build/benchmark-report.html).
+          --svg-dir DIR             Also write the main charts as SVG files into DIR.
+          --from-json PATH          Run nothing: render the JSON report at PATH (with
+                                    --format, --output, --html, --svg-dir).
           --baseline-dir DIR        Baseline directory (default: \(BaselineStore.defaultDirectory)).
           --fail-on-missed-targets  Exit with 2 when a target is missed.
           --list                    List benchmarks, pairs and relations, then exit.
@@ -90,6 +101,7 @@ public struct CommandLineOptions: Sendable, Equatable {
         var positional: [String] = []
         var listRequested = false
         var helpRequested = false
+        var renderPath: String?
         var index = 0
 
         func value(for flag: String, inline: String?) throws(CommandLineError) -> String {
@@ -127,6 +139,12 @@ public struct CommandLineOptions: Sendable, Equatable {
                 let path = try value(for: flag, inline: inline)
                 guard !path.isEmpty else { throw CommandLineError("--output needs a non-empty path") }
                 options.outputPath = path
+            case "--html":
+                options.htmlPath = try nonEmpty(flag, value(for: flag, inline: inline))
+            case "--svg-dir":
+                options.svgDirectory = try nonEmpty(flag, value(for: flag, inline: inline))
+            case "--from-json":
+                renderPath = try nonEmpty(flag, value(for: flag, inline: inline))
             case "--baseline-dir":
                 let directory = try value(for: flag, inline: inline)
                 guard !directory.isEmpty else { throw CommandLineError("--baseline-dir needs a non-empty path") }
@@ -153,7 +171,16 @@ public struct CommandLineOptions: Sendable, Equatable {
             return options
         }
         options.command = try command(from: positional, list: listRequested)
+        if let renderPath {
+            guard options.command == .run else { throw CommandLineError("--from-json cannot be combined with --list or a baseline command") }
+            options.command = .render(renderPath)
+        }
         return options
+    }
+
+    private static func nonEmpty(_ flag: String, _ value: String) throws(CommandLineError) -> String {
+        guard !value.isEmpty else { throw CommandLineError("\(flag) needs a non-empty path") }
+        return value
     }
 
     private static func noValue(_ flag: String, _ inline: String?) throws(CommandLineError) {

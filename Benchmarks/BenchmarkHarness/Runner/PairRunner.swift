@@ -24,6 +24,8 @@ final class PairRunner {
 
     private let sources: MeasurementSources
     private let quick: Bool
+    /// Called after each round (warm-ups included) with the rounds done, for the progress line.
+    var onIteration: (Int) -> Void = { _ in }
 
     /// Creates a runner using the probed measurement back-ends.
     init(sources: MeasurementSources, quick: Bool) {
@@ -50,6 +52,7 @@ final class PairRunner {
             while note == nil, iteration < warmups {
                 note = step(strata.warmUp(), raw.warmUp(), phase: "warm-up", iteration: iteration, checker: &checker)
                 iteration += 1
+                onIteration(iteration)
             }
             let started = WallClock.nowNanoseconds()
             var rounds = 0
@@ -57,6 +60,7 @@ final class PairRunner {
                 note = step(strata.measure(), raw.measure(), phase: "measured", iteration: iteration, checker: &checker)
                 iteration += 1
                 rounds += 1
+                onIteration(iteration)
                 if rounds >= minimum, budget.overflow == false, WallClock.nowNanoseconds() &- started >= budget.partialValue { break }
             }
         } else {

@@ -1,3 +1,5 @@
+import StrataProgress
+
 /// Runs the selected entries of a suite and assembles the report (results, ratios, targets, failures).
 struct SuiteExecution {
     var suiteName: String
@@ -23,11 +25,25 @@ struct SuiteExecution {
 
         let total = entries.reduce(0) { $0 + $1.definitions.count }
         var position = 0
+        // The "[i/n]" lines are the plain progress; on a terminal a status line adds the ETA.
+        let meter = ProgressMeter(lineInterval: nil)
+        let started = WallClock.nowNanoseconds()
+        defer { meter.finish() }
+        var current = ""
+        var completed = 0
+        func showStatus(_ name: String, iterations: Int = 0) {
+            current = name
+            let elapsed = Double(WallClock.nowNanoseconds() &- started) / 1e9
+            let detail = "now: \(name)" + (iterations > 0 ? ", iteration \(iterations)" : "")
+            meter.update(ProgressStatus(label: "benchmarks", done: completed, total: total, unit: "benchmarks", detail: detail, elapsed: elapsed))
+        }
         func logStart(_ definition: BenchmarkDefinition) {
+            showStatus(definition.name)
             position += 1
             log("[\(position)/\(total)] \(definition.name) ...")
         }
         func record(_ results: BenchmarkResults?, failures: [BenchmarkFailure], position: Int) {
+            completed += 1
             for failure in failures {
                 log("error: \(failure.benchmark): \(failure.message)")
             }
@@ -39,6 +55,11 @@ struct SuiteExecution {
         }
 
         let pairRunner = PairRunner(sources: sources, quick: quick)
+        // Only a terminal shows iterations; off one the "[i/n]" lines say enough.
+        if meter.isTerminal {
+            runner.onIteration = { showStatus(current, iterations: $0) }
+            pairRunner.onIteration = { showStatus(current, iterations: $0) }
+        }
         for entry in entries {
             switch entry {
             case .benchmark(let definition, let targets):
@@ -53,6 +74,7 @@ struct SuiteExecution {
                     }
                 }
             case .pair(let pair):
+                showStatus(pair.name)
                 position += 2
                 log("[\(position - 1)-\(position)/\(total)] \(pair.name): strata and raw interleaved ...")
                 let outcome = pairRunner.run(pair)

@@ -91,10 +91,12 @@ public final class LargeRun: Sendable {
         let seeds = SeededGenerator(seed: configuration.seed)
         let start = DispatchTime.now()
         let deadline = start + configuration.seconds
+        let progress = LargeProgress(counters: counters, seconds: configuration.seconds, log: log)
         let workers = ThreadRunner.run(count: LargeWorkload.roles.count, timeout: configuration.seconds + configuration.watchdogGrace) { worker in
             let tally = workload.runWorker(worker, seed: seeds.derivedSeed(UInt64(worker)), until: deadline)
             tallies.withLock { $0[worker] = tally }
         }
+        progress.stop()
         report.elapsed = LargeWorkload.seconds(since: start)
         let peak = MemoryProbe.peakResident
         let byWorker = tallies.withLock { $0 }

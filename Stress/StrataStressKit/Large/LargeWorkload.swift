@@ -66,19 +66,29 @@ public final class LargeWorkload: Sendable {
                 case .faulter: fireFaults(&reader, random: &random, tally: &tally)
                 default: walk(&reader, random: &random, tally: &tally, until: deadline)
                 }
+                counters.operations.add()  // for the progress line only; the report counts the tallies
             }
         case .writer:
             let context = rootContext(name)
-            while DispatchTime.now() < deadline { editRecords(in: context, random: &random, tally: &tally) }
+            while DispatchTime.now() < deadline {
+                editRecords(in: context, random: &random, tally: &tally)
+                counters.operations.add()
+            }
         case .pusher:
             let parent = rootContext(name)
             let child = ManagedObjectContext(concurrencyType: .privateQueue)
             child.parent = parent
             child.name = name + ".child"
-            while DispatchTime.now() < deadline { push(child: child, parent: parent, random: &random, tally: &tally) }
+            while DispatchTime.now() < deadline {
+                push(child: child, parent: parent, random: &random, tally: &tally)
+                counters.operations.add()
+            }
         case .teller:
             let context = rootContext(name)
-            while DispatchTime.now() < deadline { teller(in: context, random: &random, tally: &tally) }
+            while DispatchTime.now() < deadline {
+                teller(in: context, random: &random, tally: &tally)
+                counters.operations.add()
+            }
         }
         return tally
     }
