@@ -6,16 +6,18 @@ import Foundation
 /// final class Person: ManagedObject, KeyPathKeyed {
 ///     @Attribute("name") var name: String
 ///     @Relationship("department") var department: Department?
-///     static let keyPathKeys: [PartialKeyPath<Person>: String] = [
-///         \Person.name: "name", \Person.department: "department", \Person.department?.name: "department.name",
-///     ]
+///     static var keyPathKeys: [PartialKeyPath<Person>: String] {
+///         [\Person.name: "name", \Person.department?.name: "department.name"]
+///     }
 /// }
 /// ```
 /// Conforming is optional: without it Strata finds the key of an `@Attribute` or `@Relationship`
 /// property by reading the property once on a detached probe object (see ``ManagedObject``'s
 /// `keyPathKeyNames(of:)` below). The table is needed only for key paths of several steps in a
 /// sort descriptor (`\Person.department?.name`) and for computed properties that stand for a key.
-/// A key may be dotted (`"department.name"`). Read from any thread.
+/// A key may be dotted (`"department.name"`). Declare the table as a computed property (key
+/// paths are not `Sendable`, so a stored `static let` of them is refused in Swift 6 mode); Strata
+/// reads it when it translates a key path, from any thread.
 public protocol KeyPathKeyed: ManagedObject {
     /// The model key (or dotted key path) of each Swift key path.
     static var keyPathKeys: [PartialKeyPath<Self>: String] { get }
@@ -27,22 +29,6 @@ extension KeyPathKeyed {
         guard let typed = keyPath as? PartialKeyPath<Self> else { return nil }
         return keyPathKeys[typed]
     }
-}
-
-/// A wrapper that names a model key (`@Attribute`, `@Relationship`), seen through `Mirror`.
-protocol KeyNamingWrapper {
-    /// The model key.
-    var key: String { get }
-    /// The type of the wrapped property.
-    static var wrappedType: Any.Type { get }
-}
-
-extension Attribute: KeyNamingWrapper {
-    static var wrappedType: Any.Type { Value.self }
-}
-
-extension Relationship: KeyNamingWrapper {
-    static var wrappedType: Any.Type { Value.self }
 }
 
 /// Finds the model key of a Swift key path of a managed object class.
@@ -63,31 +49,24 @@ enum KeyPathKeys {
         return try probed.value(for: KeyPathBox(keyPath: keyPath)) { try probe(keyPath, of: objectClass) }
     }
 
-    /// Reads `keyPath` on a detached object of `objectClass` whose entity has no properties:
-    /// an `@Attribute` or `@Relationship` getter then asks `value(forKey:)` for its key, which
-    /// records an unknown-key problem naming the key on the probe. The key counts only if one
-    /// property was read and its wrapper's type is the key path's value type (so a computed
-    /// property, or `\Person.department?.name`, is refused rather than mistaken for its first key).
+    /// Reads `keyPath` on a detached object of `objectClass` whose entity has no properties.
+    /// An `@Attribute` or `@Relationship` getter records its own key path on the probe and asks
+    /// `value(forKey:)` for its key, which records an unknown-key problem naming the key. The key
+    /// counts only if exactly one property was read and that property's key path is `keyPath`
+    /// itself, so a computed property (`var label: String { name + "!" }`) or a key path of
+    /// several steps (`\Person.department?.name`) is refused rather than taken for the key it reads.
     private static func probe(_ keyPath: AnyKeyPath, of objectClass: ManagedObject.Type) throws -> [String] {
         let entity = EntityDescription(name: "\(objectClass)", managedObjectClass: objectClass)
         let probe = objectClass.init(entity: entity, insertInto: nil)
+        probe.startProbingKeyPaths()
         _ = (probe as Any)[keyPath: keyPath]
         let keys = probe.recordedProblems.compactMap(\.key)
-        let valueType = type(of: keyPath).valueType
-        guard keys.count == 1, let key = keys.first else {
+        let read = probe.sideRecord?.probedKeyPaths ?? []
+        guard keys.count == 1, let key = keys.first, read == [keyPath] else {
             throw PredicateMacroTranslation.unsupported(
                 "the key path '\(keyPath)' (no single @Attribute or @Relationship property; declare it in KeyPathKeyed.keyPathKeys)")
         }
-        var mirror: Mirror? = Mirror(reflecting: probe)
-        while let current = mirror {
-            for child in current.children {
-                guard let wrapper = child.value as? any KeyNamingWrapper, wrapper.key == key else { continue }
-                if type(of: wrapper).wrappedType == valueType { return [key] }
-            }
-            mirror = current.superclassMirror
-        }
-        throw PredicateMacroTranslation.unsupported(
-            "the key path '\(keyPath)' (it reads '\(key)' but is not that property; declare it in KeyPathKeyed.keyPathKeys)")
+        return [key]
     }
 }
 

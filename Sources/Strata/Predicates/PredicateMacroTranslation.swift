@@ -175,6 +175,36 @@ extension PredicateExpressions.Arithmetic: MacroTranslatable {
     }
 }
 
+extension PredicateExpressions.FloatDivision: MacroTranslatable {
+    func translate(into t: inout PredicateMacroTranslation) throws -> MacroTerm {
+        .expression(.function("divide:by:", [try t.expression(lhs), try t.expression(rhs)]))
+    }
+}
+
+extension PredicateExpressions.ClosedRange: MacroTranslatable {
+    func translate(into t: inout PredicateMacroTranslation) throws -> MacroTerm {
+        .expression(.aggregate([try t.expression(lower), try t.expression(upper)]))
+    }
+}
+
+extension PredicateExpressions.RangeExpressionContains: MacroTranslatable {
+    func translate(into t: inout PredicateMacroTranslation) throws -> MacroTerm {
+        // Only a closed range `(a...b).contains(x)` is `x BETWEEN {a, b}`; the others are refused.
+        guard range is any MacroClosedRange else { throw PredicateMacroTranslation.refusal(of: range) }
+        return .predicate(PredicateMacroTranslation.compare(try t.expression(element), .between, try t.expression(range)))
+    }
+}
+
+extension PredicateExpressions.Filter: MacroTranslatable {
+    func translate(into t: inout PredicateMacroTranslation) throws -> MacroTerm {
+        // `collection.filter { … }` is `SUBQUERY(collection, $v, …)`; its `count` is `.@count`.
+        let collection = try t.expression(sequence)
+        let name = t.freshVariable()
+        let condition = try t.with(variable.key, as: .variable(name)) { try $0.predicate(filter) }
+        return .expression(.subquery(collection, name, condition))
+    }
+}
+
 extension PredicateExpressions.UnaryMinus: MacroTranslatable {
     func translate(into t: inout PredicateMacroTranslation) throws -> MacroTerm {
         .expression(.function("from:subtract:", [.constant(.integer(0)), try t.expression(wrapped)]))
@@ -290,6 +320,11 @@ extension PredicateExpressions.Conditional: MacroTranslatable {
         return .expression(.conditional(condition, whenTrue, whenFalse))
     }
 }
+
+/// A closed range node (the only range `contains` takes).
+protocol MacroClosedRange {}
+
+extension PredicateExpressions.ClosedRange: MacroClosedRange {}
 
 /// Key paths of standard types that have a meaning in Strata's language.
 enum MacroKeyPaths {
