@@ -98,6 +98,19 @@ struct PredicateMacroTranslation {
         }
     }
 
+    /// `operand` when it can be a string (a constant list or number is refused: string tests on
+    /// collections have no meaning in the model).
+    static func stringOperand(_ operand: ExpressionNode, of method: String) throws -> ExpressionNode {
+        if case .constant(let value) = operand {
+            switch value {
+            case .string, .null: break
+            default: throw unsupported("'\(method)' of a non-string value")
+            }
+        }
+        if case .aggregate = operand { throw unsupported("'\(method)' of a collection") }
+        return operand
+    }
+
     /// A comparison node.
     static func compare(_ lhs: ExpressionNode, _ op: ComparisonOperator, _ rhs: ExpressionNode) -> PredicateNode {
         .comparison(ComparisonNode(modifier: .direct, lhs: lhs, op: op, options: [], rhs: rhs))
@@ -214,7 +227,7 @@ extension PredicateExpressions.UnaryMinus: MacroTranslatable {
 extension PredicateExpressions.Value: MacroTranslatable {
     func translate(into t: inout PredicateMacroTranslation) throws -> MacroTerm {
         guard let constant = PredicateValue(any: value) else {
-            throw PredicateMacroTranslation.unsupported("a constant of type \(Output.self)")
+            throw PredicateMacroTranslation.unsupported("a constant of type \(type(of: value))")
         }
         return .expression(.constant(constant))
     }
@@ -238,19 +251,15 @@ extension PredicateExpressions.KeyPath: MacroTranslatable {
 
 extension PredicateExpressions.SequenceStartsWith: MacroTranslatable {
     func translate(into t: inout PredicateMacroTranslation) throws -> MacroTerm {
-        guard Base.Output.self is any StringProtocol.Type else {
-            throw PredicateMacroTranslation.unsupported("'starts(with:)' on a \(Base.Output.self)")
-        }
-        return .predicate(PredicateMacroTranslation.compare(try t.expression(base), .beginsWith, try t.expression(prefix)))
+        let start = try PredicateMacroTranslation.stringOperand(try t.expression(prefix), of: "starts(with:)")
+        return .predicate(PredicateMacroTranslation.compare(try t.expression(base), .beginsWith, start))
     }
 }
 
 extension PredicateExpressions.CollectionContainsCollection: MacroTranslatable {
     func translate(into t: inout PredicateMacroTranslation) throws -> MacroTerm {
-        guard Base.Output.self is any StringProtocol.Type else {
-            throw PredicateMacroTranslation.unsupported("'contains(_:)' of a collection in a \(Base.Output.self)")
-        }
-        return .predicate(PredicateMacroTranslation.compare(try t.expression(base), .contains, try t.expression(other)))
+        let part = try PredicateMacroTranslation.stringOperand(try t.expression(other), of: "contains(_:)")
+        return .predicate(PredicateMacroTranslation.compare(try t.expression(base), .contains, part))
     }
 }
 
@@ -311,12 +320,7 @@ extension PredicateExpressions.Conditional: MacroTranslatable {
         let condition = try t.predicate(test)
         let whenTrue = try t.expression(trueBranch)
         let whenFalse = try t.expression(falseBranch)
-        if Output.self == Bool.self {
-            // A Boolean `c ? a : b` is `(c AND a) OR (NOT c AND b)`.
-            let a = PredicateMacroTranslation.compare(whenTrue, .equal, .constant(.bool(true)))
-            let b = PredicateMacroTranslation.compare(whenFalse, .equal, .constant(.bool(true)))
-            return .predicate(.or([.and([condition, a]), .and([.not(condition), b])]))
-        }
+        // In a Boolean position the caller compares the TERNARY with true.
         return .expression(.conditional(condition, whenTrue, whenFalse))
     }
 }
