@@ -103,6 +103,30 @@ extension ObjectSortDescriptor {
     }
 }
 
+extension ObjectSortDescriptor {
+    /// Translates a Foundation `SortDescriptor` (SwiftData's way to sort a `FetchDescriptor`):
+    /// its key path becomes the key and `.reverse` a descending sort; no string comparator or
+    /// `.lexical` is ``Comparator/default`` (byte-wise). Throws a ``StrataError`` for a descriptor
+    /// without a key path, a key path that is no model key, or another string comparator (use
+    /// ``init(_:ascending:comparator:)`` for case-insensitive and localized-standard order).
+    /// Callable from any thread.
+    public init<Root: ManagedObject>(_ descriptor: SortDescriptor<Root>) throws {
+        guard let keyPath = descriptor.keyPath else {
+            throw PredicateMacroTranslation.unsupported("a SortDescriptor without a key path")
+        }
+        let key = try KeyPathKeys.keyNames(of: keyPath).joined(separator: ".")
+        if var strings = descriptor.stringComparator {
+            // Foundation on Linux offers only `.lexical` (Apple platforms add localized ones); it has a
+            // locale-independent meaning, which Strata runs the same way in SQL and in memory.
+            strings.order = .forward
+            guard strings == .lexical else {
+                throw PredicateMacroTranslation.unsupported("the SortDescriptor string comparator '\(strings)'")
+            }
+        }
+        self.init(key: key, ascending: descriptor.order == .forward, comparator: .default)
+    }
+}
+
 extension FetchRequest where ResultType: ManagedObject {
     /// A request for the objects of `ResultType`'s entity that match `predicate`, in the order of
     /// `sortDescriptors` (SwiftData's `FetchDescriptor(predicate:sortBy:)`). The entity is found by

@@ -124,6 +124,19 @@ struct PredicateMacroTests {
         }
     }
 
+    // SwiftData: a FetchDescriptor sorts by Foundation SortDescriptors (`SortDescriptor(\.name,
+    // order: .reverse)`); their key path, order and string comparator carry over.
+    @Test("Foundation SortDescriptors translate")
+    func foundationSortDescriptors() throws {
+        let reverse = try ObjectSortDescriptor(SortDescriptor(\MacroMember.age, order: .reverse))
+        #expect(reverse.key == "age" && !reverse.ascending && reverse.comparator == .default)
+        let lexical = try ObjectSortDescriptor(SortDescriptor(\MacroMember.name, comparator: .lexical))
+        #expect(lexical.key == "name" && lexical.ascending && lexical.comparator == .default)
+        let lexicalReverse = try ObjectSortDescriptor(SortDescriptor(\MacroMember.name, comparator: .lexical, order: .reverse))
+        #expect(!lexicalReverse.ascending && lexicalReverse.comparator == .default)
+        #expect(throws: StrataError.self) { try ObjectSortDescriptor(SortDescriptor(\MacroMember.label)) }
+    }
+
     // Core Data: NSPredicate(_: Predicate) fails for expressions it cannot convert; Strata throws
     // a StrataError naming the construct instead of returning nil.
     @Test("unsupported constructs are refused by name")
