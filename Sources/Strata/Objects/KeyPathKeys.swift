@@ -58,6 +58,8 @@ enum KeyPathKeys {
     private static func probe(_ keyPath: AnyKeyPath, of objectClass: ManagedObject.Type) throws -> [String] {
         let entity = EntityDescription(name: "\(objectClass)", managedObjectClass: objectClass)
         let probe = objectClass.init(entity: entity, insertInto: nil)
+        // Only what reading the key path records counts, not what the class's initializer read.
+        probe.recordedProblems = []
         probe.startProbingKeyPaths()
         _ = (probe as Any)[keyPath: keyPath]
         let keys = probe.recordedProblems.compactMap(\.key)

@@ -164,6 +164,28 @@ struct PredicateMacroTests {
         #expect(throws: StrataError.self) { try FetchRequest<MacroMember>(predicate: #Predicate { $0.age / 2 > 3 }) }
     }
 
+    // Core Data: NSPredicate and NSSortDescriptor can be built on any thread; so can their
+    // translations (the probed keys are shared through a thread-safe memo).
+    @Test("translations run on several threads at once")
+    func concurrentTranslation() throws {
+        let expected = try ObjectPredicate(#Predicate<MacroMember> { $0.age > 3 && $0.team?.name == "Red" }).predicateFormat
+        let results = LockedList<String>([])
+        let done = DispatchSemaphore(value: 0)
+        let threads = (0..<4).map { _ in
+            Thread {
+                for _ in 0..<50 {
+                    let format = (try? ObjectPredicate(#Predicate<MacroMember> { $0.age > 3 && $0.team?.name == "Red" }))?.predicateFormat ?? "error"
+                    let sort = (try? ObjectSortDescriptor(\MacroTeam.city))?.key ?? "error"
+                    results.append(format + " / " + sort)
+                }
+                done.signal()
+            }
+        }
+        threads.forEach { $0.start() }
+        for _ in threads { #expect(done.wait(timeout: .now() + 60) == .success, "a translating thread did not finish") }
+        #expect(results.values.count == 200 && results.values.allSatisfy { $0 == expected + " / city" })
+    }
+
     // Core Data: the converted predicate is an ordinary NSPredicate: it prints as a format string.
     @Test("a translated predicate prints as a format string")
     func printsAsFormat() throws {
@@ -172,4 +194,17 @@ struct PredicateMacroTests {
         let chained = try ObjectPredicate(#Predicate<MacroMember> { $0.team?.name == "Red" })
         #expect(chained.predicateFormat == ObjectPredicate(format: "team.name == 'Red'").predicateFormat)
     }
+}
+
+/// A lock-protected array shared by the threads of a test.
+private final class LockedList<Element>: @unchecked Sendable {
+    // @unchecked Sendable: every access holds `lock`.
+    private let lock = NSLock()
+    private var storage: [Element]
+
+    init(_ initial: [Element]) { storage = initial }
+
+    func append(_ element: Element) { lock.withLock { storage.append(element) } }
+
+    var values: [Element] { lock.withLock { storage } }
 }
