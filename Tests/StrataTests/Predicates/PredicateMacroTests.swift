@@ -181,7 +181,7 @@ struct PredicateMacroTests {
                 done.signal()
             }
         }
-        threads.forEach { $0.start() }
+        for thread in threads { thread.start() }
         for _ in threads { #expect(done.wait(timeout: .now() + 60) == .success, "a translating thread did not finish") }
         #expect(results.values.count == 200 && results.values.allSatisfy { $0 == expected + " / city" })
     }
