@@ -16,6 +16,26 @@ final class ObjectSideRecord {
     /// Objects loaded for this one by relationship prefetching, kept alive as long as it is (as
     /// Core Data's fired relationships keep theirs), so they fire without I/O.
     var prefetchedObjects: [ManagedObject] = []
+    /// On a key-path probe only (`Objects/KeyPathKeys.swift`): the key paths of the wrapped
+    /// properties read so far; nil on every other object.
+    var probedKeyPaths: [AnyKeyPath]?
+}
+
+extension ManagedObject {
+    /// Notes that the property at `keyPath` is being read, when the object is a key-path probe
+    /// (a no-op on every other object: one check of the side record).
+    @usableFromInline
+    func recordProbedKeyPath(_ keyPath: AnyKeyPath) {
+        guard let record = sideRecord, record.probedKeyPaths != nil else { return }
+        record.probedKeyPaths?.append(keyPath)
+    }
+
+    /// Makes this object a key-path probe (see ``recordProbedKeyPath(_:)``).
+    func startProbingKeyPaths() {
+        let record = sideRecord ?? ObjectSideRecord()
+        record.probedKeyPaths = []
+        sideRecord = record
+    }
 }
 
 extension ManagedObject {

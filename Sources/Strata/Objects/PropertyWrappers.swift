@@ -38,22 +38,24 @@ public struct Attribute<Value: AttributeValueConvertible> {
         // Always inlined into the caller, where the key paths are constants: the read of the
         // wrapper's key then compiles to a field load. Out of line, it went through the runtime's
         // generic key-path projection on every write (a sixth of an insert's time).
-        @inline(__always) get { read(object[keyPath: storageKeyPath].key, of: object) }
+        @inline(__always) get { read(object[keyPath: storageKeyPath].key, of: object, wrapped: wrappedKeyPath) }
         @inline(__always) set { write(newValue, object[keyPath: storageKeyPath].key, of: object) }
     }
 
     /// The typed read: the stored value converted without boxing it in `Any` (inlined and
-    /// specialized in the subclass's module), or the general path below.
+    /// specialized in the subclass's module), or the general path below. `wrapped` is the
+    /// property's own key path, which a key-path probe records (`Objects/KeyPathKeys.swift`).
     @inlinable @inline(__always)
-    static func read(_ key: String, of object: ManagedObject) -> Value {
+    static func read(_ key: String, of object: ManagedObject, wrapped: AnyKeyPath) -> Value {
         if let (stored, type) = object._storedAttribute(forKey: key), let value = Value._fromStored(stored, type: type) {
             return value
         }
-        return readThroughKVC(key, of: object)
+        return readThroughKVC(key, of: object, wrapped: wrapped)
     }
 
     @usableFromInline
-    static func readThroughKVC(_ key: String, of object: ManagedObject) -> Value {
+    static func readThroughKVC(_ key: String, of object: ManagedObject, wrapped: AnyKeyPath) -> Value {
+        object.recordProbedKeyPath(wrapped)
         let raw = object.value(forKey: key)
         if let value = Value.fromAttributeValue(raw) { return value }
         if let raw {

@@ -58,6 +58,7 @@ public struct Relationship<Value: RelationshipValueConvertible> {
     ) -> Value {
         @inline(__always) get {
             let key = object[keyPath: storageKeyPath].key
+            object.recordProbedKeyPath(wrappedKeyPath)
             return Value.fromRelationshipValue(object.value(forKey: key))
         }
         @inline(__always) set {
