@@ -38,8 +38,11 @@ public final class Sample: ManagedObject {
 
 /// Models used across the tests.
 public enum ModelFixtures {
-    /// The transformer name fixtures use for `Color`.
-    public static let colorTransformer = "ColorTransformer"
+    /// The transformer name fixtures use for `Color`. Not "ColorTransformer": the transformer
+    /// registry is process-wide and the model-file corpus tests register a property-list
+    /// transformer under that name (a real model names it), which, with tests in parallel,
+    /// replaced this one in the middle of a round-trip test.
+    public static let colorTransformer = "StrataTestColorTransformer"
 
     /// A model with one entity, "Sample", holding every attribute type (plus a transient one).
     public static func allTypes() -> ManagedObjectModel {
