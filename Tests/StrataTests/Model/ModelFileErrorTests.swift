@@ -180,6 +180,9 @@ struct ModelFileErrorTests {
         arguments: [
             ("<?x-?>\n<model/>", 1), ("<?xml version=\"1.0\"?>\n<?xml-stylesheet?><model/>", 2),
             ("<model>\n\n<?pi?></model>", 3), ("<!DOCTYPE model [\n<?pi?>]><model/>", 2),
+            // Found by the fuzzer in CI (crash-f63894a94bb8dc27): a `<![CDATA[` inside another
+            // instruction's data opens no section, so it must not hide the empty one after it.
+            ("<?pi <![CDATA[ ?>\n<?x-?><model/>", 2),
         ])
     func emptyProcessingInstruction(xml: String, line: Int) throws {
         let error = try error(loading: Array(xml.utf8))

@@ -94,7 +94,8 @@ enum ModelXMLTree {
     }
 
     /// The offset of the first processing instruction written `<?target?>`, with nothing after
-    /// its target, outside comments and CDATA sections; `nil` when there is none.
+    /// its target, outside comments, CDATA sections and other instructions' data; `nil` when
+    /// there is none.
     static func firstEmptyProcessingInstruction(in bytes: [UInt8]) -> Int? {
         func matches(_ text: String, at index: Int) -> Bool { bytes[index...].starts(with: text.utf8) }
         func skip(past end: String, from index: Int) -> Int {
@@ -112,7 +113,9 @@ enum ModelXMLTree {
                 var end = index + 2
                 while end < bytes.count, !" \t\r\n?".utf8.contains(bytes[end]) { end += 1 }
                 if matches("?>", at: min(end, bytes.count)) { return index }
-                index = end
+                // The instruction's data runs to the first `?>`: nothing in it is markup (a
+                // `<![CDATA[` there opens no section, which would hide what follows).
+                index = skip(past: "?>", from: end)
             } else {
                 index += 1
             }
