@@ -104,13 +104,6 @@ extension MigrationManager {
 
     /// Flushes a file or folder to disk.
     static func sync(path: String) throws {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else {
-            throw StrataError(code: StrataError.Code.migrationManagerDestinationStore, message: "Opening \(path) to flush it failed (errno \(errno))")
-        }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else {
-            throw StrataError(code: StrataError.Code.migrationManagerDestinationStore, message: "Flushing \(path) failed (errno \(errno))")
-        }
+        try FileSync.sync(path, code: StrataError.Code.migrationManagerDestinationStore, context: "Migrating the store in place")
     }
 }

@@ -44,7 +44,7 @@ struct StoreWorkspace {
                 try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 try connection.execute("VACUUM INTO '\(storeURL.path.replacingOccurrences(of: "'", with: "''"))'")
             }
-            try Self.linkFiles(from: SQLiteStore.externalDataFolder(forStoreAt: url), to: SQLiteStore.externalDataFolder(forStoreAt: storeURL))
+            try SQLiteStore.linkExternalData(ofStoreAt: url, intoStoreAt: storeURL)
         } catch {
             discard()
             throw error
@@ -58,8 +58,7 @@ struct StoreWorkspace {
             try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }
         try Self.fsync(storeURL.path)
-        let external = SQLiteStore.externalDataFolder(forStoreAt: originalURL)
-        try Self.linkFiles(from: SQLiteStore.externalDataFolder(forStoreAt: storeURL), to: external)
+        try SQLiteStore.linkExternalData(ofStoreAt: storeURL, intoStoreAt: originalURL)
         for suffix in ["-wal", "-shm", "-journal"] {
             try? FileManager.default.removeItem(atPath: originalURL.path + suffix)
         }
@@ -84,33 +83,7 @@ struct StoreWorkspace {
         }
     }
 
-    /// Hard-links every file of `source` into `target` (created if needed; a copy where a link
-    /// is refused), then fsyncs `target`. Files are named by their content, so one already in
-    /// `target` is the same file.
-    private static func linkFiles(from source: URL, to target: URL) throws {
-        let manager = FileManager.default
-        guard let names = try? manager.contentsOfDirectory(atPath: source.path), !names.isEmpty else { return }
-        try manager.createDirectory(at: target, withIntermediateDirectories: true)
-        for name in names where !name.contains(".tmp") {
-            let from = source.appendingPathComponent(name).path
-            let to = target.appendingPathComponent(name).path
-            if manager.fileExists(atPath: to) { continue }
-            if link(from, to) != 0 {
-                try manager.copyItem(atPath: from, toPath: to)
-                try fsync(to)
-            }
-        }
-        try fsync(target.path)
-    }
-
     private static func fsync(_ path: String) throws {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else {
-            throw StrataError(code: StrataError.Code.migration, message: "Opening \(path) to sync it failed: \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
-        guard Glibc.fsync(descriptor) == 0 else {
-            throw StrataError(code: StrataError.Code.migration, message: "Syncing \(path) failed: \(String(cString: strerror(errno)))")
-        }
+        try FileSync.sync(path, code: StrataError.Code.migration, context: "Staged migration")
     }
 }

@@ -132,7 +132,7 @@ final class ExternalBinaryStorage: Sendable {
         do {
             try Self.writeSynced(data, to: temporary.path)
             guard rename(temporary.path, destination.path) == 0 else { throw Self.posixError("renaming \(temporary.lastPathComponent)") }
-            try Self.syncDirectory(folder.path)
+            try Self.syncPath(folder.path)
         } catch {
             unlink(temporary.path)
             throw StrataError.wrapping(error, while: "Writing external binary data", url: folder, defaultCode: StrataError.Code.persistentStoreSave)
@@ -175,7 +175,7 @@ final class ExternalBinaryStorage: Sendable {
     func remove(_ names: [String]) {
         guard !names.isEmpty else { return }
         for name in names { unlink(folder.appendingPathComponent(name).path) }
-        try? Self.syncDirectory(folder.path)
+        try? Self.syncPath(folder.path)
     }
 
     // MARK: POSIX
@@ -187,8 +187,8 @@ final class ExternalBinaryStorage: Sendable {
         let support = folder.deletingLastPathComponent()
         let parent = support.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try Self.syncDirectory(support.path)
-        try Self.syncDirectory(parent.path)
+        try Self.syncPath(support.path)
+        try Self.syncPath(parent.path)
     }
 
     static func fileSize(_ path: String) -> Int? {
@@ -216,16 +216,13 @@ final class ExternalBinaryStorage: Sendable {
         guard fsync(descriptor) == 0 else { throw posixError("syncing \(path)") }
     }
 
-    /// fsyncs a directory, so the names created or removed in it are durable.
-    static func syncDirectory(_ path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw posixError("opening folder \(path)") }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw posixError("syncing folder \(path)") }
+    /// fsyncs a directory, so the names created or removed in it are durable (or a file, so its
+    /// bytes are).
+    static func syncPath(_ path: String) throws {
+        try FileSync.sync(path, code: StrataError.Code.persistentStoreSave, context: "External binary data")
     }
 
     static func posixError(_ doing: String) -> StrataError {
-        let code = errno
-        return StrataError(code: StrataError.Code.persistentStoreSave, message: "External binary data: \(doing) failed: \(String(cString: strerror(code))) (errno \(code))")
+        FileSync.error(doing, code: StrataError.Code.persistentStoreSave, context: "External binary data")
     }
 }

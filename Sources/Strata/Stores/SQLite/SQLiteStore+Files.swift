@@ -23,7 +23,7 @@ extension SQLiteStore {
             }
             let support = ExternalBinaryStorage.supportFolder(forStoreAt: url)
             if manager.fileExists(atPath: support.path) { try manager.removeItem(at: support) }
-            try? ExternalBinaryStorage.syncDirectory(url.deletingLastPathComponent().path)
+            try? ExternalBinaryStorage.syncPath(url.deletingLastPathComponent().path)
         } catch {
             throw StrataError.wrapping(error, while: "Destroying the store", url: url, defaultCode: StrataError.Code.persistentStoreOperation)
         }
@@ -60,7 +60,7 @@ extension SQLiteStore {
             if let lock, !lock.isReadOnly { try lock.execute("BEGIN IMMEDIATE TRANSACTION") }
             defer { lock?.rollbackIgnoringErrors() }
             try reader.makeStatement("VACUUM INTO ?").execute([.text(temporary.path)])
-            try syncFile(temporary.path)
+            try ExternalBinaryStorage.syncPath(temporary.path)
             try copyExternalFolder(from: source, to: destination)
         } catch {
             try? manager.removeItem(at: temporary)
@@ -71,7 +71,7 @@ extension SQLiteStore {
                 try manager.removeItem(atPath: path)
             }
             guard rename(temporary.path, destination.path) == 0 else { throw ExternalBinaryStorage.posixError("renaming the copy to \(destination.path)") }
-            try ExternalBinaryStorage.syncDirectory(directory.path)
+            try ExternalBinaryStorage.syncPath(directory.path)
         } catch {
             try? manager.removeItem(at: temporary)
             throw StrataError.wrapping(error, while: "Replacing the store", url: destination, defaultCode: StrataError.Code.persistentStoreOperation)
@@ -107,8 +107,8 @@ extension SQLiteStore {
         let manager = FileManager.default
         if !manager.fileExists(atPath: to.path) {
             try manager.createDirectory(at: to, withIntermediateDirectories: true)
-            try ExternalBinaryStorage.syncDirectory(to.deletingLastPathComponent().path)
-            try ExternalBinaryStorage.syncDirectory(to.deletingLastPathComponent().deletingLastPathComponent().path)
+            try ExternalBinaryStorage.syncPath(to.deletingLastPathComponent().path)
+            try ExternalBinaryStorage.syncPath(to.deletingLastPathComponent().deletingLastPathComponent().path)
         }
         for name in names.sorted() {
             let target = to.appendingPathComponent(name).path
@@ -118,20 +118,13 @@ extension SQLiteStore {
             // A hard link shares the (never modified) file; across file systems, a copy.
             if link(origin, staging) != 0 {
                 try manager.copyItem(atPath: origin, toPath: staging)
-                try syncFile(staging)
+                try ExternalBinaryStorage.syncPath(staging)
             }
             guard rename(staging, target) == 0 else {
                 unlink(staging)
                 throw ExternalBinaryStorage.posixError("renaming \(staging)")
             }
         }
-        try ExternalBinaryStorage.syncDirectory(to.path)
-    }
-
-    private static func syncFile(_ path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw ExternalBinaryStorage.posixError("opening \(path)") }
-        defer { Glibc.close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw ExternalBinaryStorage.posixError("syncing \(path)") }
+        try ExternalBinaryStorage.syncPath(to.path)
     }
 }
