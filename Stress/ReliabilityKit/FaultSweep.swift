@@ -136,33 +136,32 @@ public struct FaultSweep {
                 }
                 for fault in configuration.faults {
                     for mode in configuration.modes {
-                        var k = 0
                         sequenceIndex += 1
-                        while true {
-                            meter.update(
-                                ProgressStatus(
-                                    label: "fault sweep", done: figures.runs, unit: "runs", checks: figures.faultPoints,
-                                    detail: "sequence \(sequenceIndex)/\(sequenceCount): \(settings) \(route.rawValue) \(fault) \(mode.rawValue) K=\(k)",
-                                    elapsed: Date().timeIntervalSince(started), secondsLeft: configuration.deadline.map { $0.timeIntervalSinceNow }))
-                            if let deadline = configuration.deadline, Date() > deadline {
-                                figures.incompleteSequences += 1
-                                break sequences
+                        let label = { (k: Int) in "\(settings) \(route.rawValue) \(fault) \(mode.rawValue) K=\(k)" }
+                        let sequence = FaultPointSequence.run(
+                            maximumK: configuration.maximumK, deadline: configuration.deadline,
+                            beforeRun: { k, sofar in
+                                meter.update(
+                                    ProgressStatus(
+                                        label: "fault sweep", done: figures.runs + sofar.runs, unit: "runs", checks: figures.faultPoints + sofar.faultPoints,
+                                        detail: "sequence \(sequenceIndex)/\(sequenceCount): \(label(k))",
+                                        elapsed: Date().timeIntervalSince(started), secondsLeft: configuration.deadline.map { $0.timeIntervalSinceNow }))
                             }
-                            let label = "\(settings) \(route.rawValue) \(fault) \(mode.rawValue) K=\(k)"
-                            let fired = runOnce(baseline: baseline, fault: fault, mode: mode, k: k, label: label, figures: &figures, details: &details)
-                            figures.runs += 1
-                            if !fired {
-                                figures.sequences += 1
-                                break
-                            }
-                            figures.faultPoints += 1
-                            figures.pointsByFault[fault.name, default: 0] += 1
-                            k += 1
-                            if k > configuration.maximumK {
-                                figures.incompleteSequences += 1
-                                details.add("\(label): still firing at the K bound")
-                                break
-                            }
+                        ) { k in
+                            runOnce(baseline: baseline, fault: fault, mode: mode, k: k, label: label(k), figures: &figures, details: &details)
+                        }
+                        figures.runs += sequence.runs
+                        figures.faultPoints += sequence.faultPoints
+                        figures.pointsByFault[fault.name, default: 0] += sequence.faultPoints
+                        switch sequence.end {
+                        case .swept:
+                            figures.sequences += 1
+                        case .kBound(let k):
+                            figures.incompleteSequences += 1
+                            details.add("\(label(k)): still firing at the K bound")
+                        case .deadline:
+                            figures.incompleteSequences += 1
+                            break sequences
                         }
                     }
                 }

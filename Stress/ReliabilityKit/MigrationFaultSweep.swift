@@ -90,26 +90,21 @@ public struct MigrationFaultSweep {
             defer { removeStore(baseline.url) }
             for fault in configuration.faults {
                 for mode in configuration.modes {
-                    var k = 0
-                    while true {
-                        if let deadline = configuration.deadline, Date() > deadline {
-                            figures.incompleteSequences += 1
-                            break sequences
-                        }
-                        let label = "\(settings) migration \(fault) \(mode.rawValue) K=\(k)"
-                        let fired = runOnce(baseline, fault: fault, mode: mode, k: k, label: label, figures: &figures, details: &details)
-                        figures.runs += 1
-                        if !fired {
-                            figures.sequences += 1
-                            break
-                        }
-                        figures.faultPoints += 1
-                        k += 1
-                        if k > configuration.maximumK {
-                            figures.incompleteSequences += 1
-                            details.add("\(label): still firing at the K bound")
-                            break
-                        }
+                    let label = { (k: Int) in "\(settings) migration \(fault) \(mode.rawValue) K=\(k)" }
+                    let sequence = FaultPointSequence.run(maximumK: configuration.maximumK, deadline: configuration.deadline) { k in
+                        runOnce(baseline, fault: fault, mode: mode, k: k, label: label(k), figures: &figures, details: &details)
+                    }
+                    figures.runs += sequence.runs
+                    figures.faultPoints += sequence.faultPoints
+                    switch sequence.end {
+                    case .swept:
+                        figures.sequences += 1
+                    case .kBound(let k):
+                        figures.incompleteSequences += 1
+                        details.add("\(label(k)): still firing at the K bound")
+                    case .deadline:
+                        figures.incompleteSequences += 1
+                        break sequences
                     }
                 }
             }
