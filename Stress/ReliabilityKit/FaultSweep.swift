@@ -146,10 +146,8 @@ public struct FaultSweep {
                                         label: "fault sweep", done: figures.runs + sofar.runs, unit: "runs", checks: figures.faultPoints + sofar.faultPoints,
                                         detail: "sequence \(sequenceIndex)/\(sequenceCount): \(label(k))",
                                         elapsed: Date().timeIntervalSince(started), secondsLeft: configuration.deadline.map { $0.timeIntervalSinceNow }))
-                            }
-                        ) { k in
-                            runOnce(baseline: baseline, fault: fault, mode: mode, k: k, label: label(k), figures: &figures, details: &details)
-                        }
+                            },
+                            { k in runOnce(baseline: baseline, fault: fault, mode: mode, k: k, label: label(k), figures: &figures, details: &details) })
                         figures.runs += sequence.runs
                         figures.faultPoints += sequence.faultPoints
                         figures.pointsByFault[fault.name, default: 0] += sequence.faultPoints
