@@ -30,13 +30,9 @@ public enum BankChild {
             FileHandle.standardError.write(Data("bank-child: cannot register the fault VFS\n".utf8))
             return 2
         }
-        if let killAt = arguments.string("kill-at") {
-            let parts = killAt.split(separator: ":").map(String.init)
-            guard parts.count == 3, let kind = FaultVFS.Kind(rawValue: parts[0]), let file = FaultVFS.File(rawValue: parts[1]), let k = Int(parts[2]) else {
-                FileHandle.standardError.write(Data("bank-child: bad --kill-at \(killAt)\n".utf8))
-                return 2
-            }
-            vfs.arm(kind, at: k, mode: .kill, file: file)
+        if let killAt = arguments.string("kill-at"), !vfs.armKill(killAt) {
+            FileHandle.standardError.write(Data("bank-child: bad --kill-at \(killAt)\n".utf8))
+            return 2
         }
         let book = arguments.recipeBook()
         let stopAfter = arguments.int("stop-after", 0)

@@ -80,6 +80,16 @@ public final class FaultVFS: @unchecked Sendable {
         return FaultVFS(handle: handle, name: name)
     }
 
+    /// Arms a SIGKILL of the process at the operation a child's `--kill-at kind:file:K` names
+    /// (e.g. `write:any:12`, `sync:wal:0`); returns false, arming nothing, when `spec` is not
+    /// of that form.
+    public func armKill(_ spec: String) -> Bool {
+        let parts = spec.split(separator: ":").map(String.init)
+        guard parts.count == 3, let kind = Kind(rawValue: parts[0]), let file = File(rawValue: parts[1]), let k = Int(parts[2]) else { return false }
+        arm(kind, at: k, mode: .kill, file: file)
+        return true
+    }
+
     /// Arms a fault on the `k`th (0-based) operation of `kind` from now.
     public func arm(_ kind: Kind, at k: Int, mode: Mode, errorCode: Int32? = nil, file: File = .any) {
         strata_fault_vfs_arm(handle, kind.cValue, file.cValue, Int64(k), mode.cValue, errorCode ?? kind.ioErrorCode)

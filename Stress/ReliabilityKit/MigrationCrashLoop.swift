@@ -250,13 +250,9 @@ public enum MigrateChild {
             FileHandle.standardError.write(Data("migrate-child: --store is required and the fault VFS must register\n".utf8))
             return 2
         }
-        if let killAt = arguments.string("kill-at") {
-            let parts = killAt.split(separator: ":").map(String.init)
-            guard parts.count == 3, let kind = FaultVFS.Kind(rawValue: parts[0]), let file = FaultVFS.File(rawValue: parts[1]), let k = Int(parts[2]) else {
-                FileHandle.standardError.write(Data("migrate-child: bad --kill-at \(killAt)\n".utf8))
-                return 2
-            }
-            vfs.arm(kind, at: k, mode: .kill, file: file)
+        if let killAt = arguments.string("kill-at"), !vfs.armKill(killAt) {
+            FileHandle.standardError.write(Data("migrate-child: bad --kill-at \(killAt)\n".utf8))
+            return 2
         }
         var settings = StoreSettings(journal: JournalMode(rawValue: arguments.string("journal") ?? "WAL") ?? .wal)
         settings.vfsName = vfs.name
