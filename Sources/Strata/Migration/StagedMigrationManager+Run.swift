@@ -41,7 +41,7 @@ extension StagedMigrationManager {
     /// Runs a custom stage on a copy of the store and puts the copy in the store's place when
     /// the handlers and the step all succeeded.
     private func runCustomStage(_ stage: CustomMigrationStage, storeAt url: URL, options: [String: any Sendable], from: ManagedObjectModel, to: ManagedObjectModel) throws {
-        let workspace = try StoreWorkspace(beside: url, copyingStore: true)
+        let workspace = try StoreWorkspace(copying: url)
         defer { workspace.discard() }
         if let handler = stage.willMigrateHandler {
             try withContainer(at: workspace.storeURL, model: from, options: options) { try handler(self, stage) }

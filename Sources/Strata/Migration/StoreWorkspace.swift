@@ -5,9 +5,9 @@ import StrataSQLite
 import Glibc
 #endif
 
-/// A hidden folder beside a SQLite store where a migration builds the store's next version —
-/// a copy of the store (a custom stage of a staged migration) or a new store (a custom
-/// migration in place) — and the swap that puts the result in the store's place.
+/// A hidden folder beside a SQLite store holding a copy of it, where a custom stage of a staged
+/// migration builds the store's next version, and the swap that puts the result in the store's
+/// place.
 ///
 /// External binary data: the workspace gets its own `.<StoreName>_SUPPORT/_EXTERNAL_DATA`
 /// folder holding hard links to the store's files, so the copy reads every value while nothing
@@ -31,14 +31,14 @@ struct StoreWorkspace {
     /// The store file in the workspace (same name as the original).
     var storeURL: URL { folderURL.appendingPathComponent(originalURL.lastPathComponent) }
 
-    /// Creates the workspace beside the store at `url`, with links to its external files; with
-    /// `copyingStore`, a copy of the store too (`VACUUM INTO` after a checkpoint: one file).
-    init(beside url: URL, copyingStore: Bool) throws {
+    /// Creates the workspace beside the store at `url`: a copy of the store (`VACUUM INTO` after
+    /// a checkpoint: one file) and links to its external files.
+    init(copying url: URL) throws {
         originalURL = url
         folderURL = url.deletingLastPathComponent().appendingPathComponent(Self.folderPrefix(for: url) + UUID().uuidString, isDirectory: true)
         try FileManager.default.createDirectory(at: folderURL, withIntermediateDirectories: false)
         do {
-            if copyingStore {
+            do {
                 // The connection closes at the end of this scope.
                 let connection = try SQLiteConnection(path: url.path)
                 try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
