@@ -44,16 +44,25 @@ enum ModelXMLTree {
     static func parse(_ data: Data, file: URL) throws -> ModelXMLElement {
         // FoundationXML traps (a force unwrap in its element callback) when an element or
         // attribute name holds bytes that are not UTF-8, so such a file is refused before parsing.
+        let bytes = [UInt8](data)
         if let offset = firstInvalidUTF8Byte(in: data) {
-            let line = data.prefix(offset).reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
             throw ModelFileError.make(
-                "The file is not UTF-8, the encoding Xcode writes: byte \(offset + 1) does not start a UTF-8 character", file: file, line: line,
+                "The file is not UTF-8, the encoding Xcode writes: byte \(offset + 1) does not start a UTF-8 character", file: file,
+                line: lineNumber(at: offset, in: bytes), element: "document")
+        }
+        // It also passes null pointers to strlen for a processing instruction with no data
+        // (`<?x?>`) and for several declarations of a document type (an attribute without a
+        // default, a notation, an unparsed entity). Model files have neither a document type nor
+        // such instructions, so both are refused wherever their text appears.
+        if let offset = firstEmptyProcessingInstruction(in: bytes) {
+            throw ModelFileError.make(
+                "A processing instruction has no data, which the XML parser cannot read", file: file, line: lineNumber(at: offset, in: bytes),
                 element: "document")
         }
-        // It also dereferences a null pointer on a processing instruction with no data (`<?x?>`).
-        if let offset = firstEmptyProcessingInstruction(in: [UInt8](data)) {
-            let line = data.prefix(offset).reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
-            throw ModelFileError.make("A processing instruction has no data, which the XML parser cannot read", file: file, line: line, element: "document")
+        if let offset = firstDocumentTypeDeclaration(in: bytes) {
+            throw ModelFileError.make(
+                "The file has a document type declaration (<!DOCTYPE>), which model files never have and the reader does not accept",
+                file: file, line: lineNumber(at: offset, in: bytes), element: "document")
         }
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
@@ -93,34 +102,35 @@ enum ModelXMLTree {
         return offset < bytes.count ? offset : nil
     }
 
-    /// The offset of the first processing instruction written `<?target?>`, with nothing after
-    /// its target, outside comments, CDATA sections and other instructions' data; `nil` when
-    /// there is none.
+    /// The 1-based line of byte `offset` of `bytes`.
+    static func lineNumber(at offset: Int, in bytes: [UInt8]) -> Int {
+        bytes[..<offset].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+    }
+
+    /// The offset of the first text that reads as a processing instruction with nothing after its
+    /// target (`<?target?>`), or `nil` when there is none. The search ignores context: such text
+    /// inside a comment, a CDATA section or another instruction is refused too, because deciding
+    /// what the XML parser will read as markup is exactly what a damaged file makes unreliable.
     static func firstEmptyProcessingInstruction(in bytes: [UInt8]) -> Int? {
-        func matches(_ text: String, at index: Int) -> Bool { bytes[index...].starts(with: text.utf8) }
-        func skip(past end: String, from index: Int) -> Int {
-            var index = index
-            while index < bytes.count, !matches(end, at: index) { index += 1 }
-            return index + end.utf8.count
-        }
         var index = 0
-        while index < bytes.count {
-            if matches("<!--", at: index) {
-                index = skip(past: "-->", from: index + 4)
-            } else if matches("<![CDATA[", at: index) {
-                index = skip(past: "]]>", from: index + 9)
-            } else if matches("<?", at: index) {
-                var end = index + 2
-                while end < bytes.count, !" \t\r\n?".utf8.contains(bytes[end]) { end += 1 }
-                if matches("?>", at: min(end, bytes.count)) { return index }
-                // The instruction's data runs to the first `?>`: nothing in it is markup (a
-                // `<![CDATA[` there opens no section, which would hide what follows).
-                index = skip(past: "?>", from: end)
-            } else {
+        while index + 1 < bytes.count {
+            guard bytes[index] == UInt8(ascii: "<"), bytes[index + 1] == UInt8(ascii: "?") else {
                 index += 1
+                continue
             }
+            var end = index + 2
+            while end < bytes.count, !" \t\r\n?".utf8.contains(bytes[end]) { end += 1 }
+            if bytes[min(end, bytes.count)...].starts(with: "?>".utf8) { return index }
+            index += 2
         }
         return nil
+    }
+
+    /// The offset of the first `<!DOCTYPE`, anywhere in `bytes`, or `nil` when there is none.
+    static func firstDocumentTypeDeclaration(in bytes: [UInt8]) -> Int? {
+        let marker = Array("<!DOCTYPE".utf8)
+        guard bytes.count >= marker.count else { return nil }
+        return (0...(bytes.count - marker.count)).first { bytes[$0..<($0 + marker.count)].elementsEqual(marker) }
     }
 
     private final class TreeBuilder: NSObject, XMLParserDelegate {
