@@ -23,16 +23,16 @@ extension ManagedObjectContext {
             return FetchResult(result: try fetch.results(in: self))
         }
         if let update = request as? BatchUpdateRequest {
-            return try executeBatchUpdate(update)
+            return try StrataTrace.span("batch update", .batch) { try executeBatchUpdate(update) }
         }
         if let history = request as? PersistentHistoryChangeRequest {
             return try executeHistoryRequest(history)
         }
         if let delete = request as? BatchDeleteRequest {
-            return try executeBatchDelete(delete)
+            return try StrataTrace.span("batch delete", .batch) { try executeBatchDelete(delete) }
         }
         if let insert = request as? BatchInsertRequest {
-            return try executeBatchInsert(insert)
+            return try StrataTrace.span("batch insert", .batch) { try executeBatchInsert(insert) }
         }
         throw StrataError(code: StrataError.Code.coreData, message: "execute(_:) cannot run a \(type(of: request)) (request type \(request.requestType))")
     }

@@ -10,6 +10,21 @@ extension ManagedObjectContext {
     public func fetch<T>(_ request: FetchRequest<T>) throws -> [T] {
         checkAccess("fetch(_:)")
         let entity = try resolveEntity(of: request)
+        return try StrataTrace.span(
+            "fetch \(entity.name)", .fetch, arguments: Self.traceArguments(of: request), outcome: { ["results": .number($0.count)] }
+        ) { try fetchResolved(request, entity: entity) }
+    }
+
+    /// A fetch request as the arguments of its span in a ``StrataTrace`` recording.
+    static func traceArguments<T>(of request: FetchRequest<T>) -> [String: TraceValue] {
+        var arguments: [String: TraceValue] = [:]
+        if request.fetchLimit > 0 { arguments["fetchLimit"] = .number(request.fetchLimit) }
+        if request.fetchBatchSize > 0 { arguments["fetchBatchSize"] = .number(request.fetchBatchSize) }
+        return arguments
+    }
+
+    /// `fetch(_:)` once the request's entity is known.
+    private func fetchResolved<T>(_ request: FetchRequest<T>, entity: EntityDescription) throws -> [T] {
         let results: [Any]
         switch request.resultType {
         case .countResultType:
@@ -64,11 +79,13 @@ extension ManagedObjectContext {
     public func count<T>(for request: FetchRequest<T>) throws -> Int {
         checkAccess("count(for:)")
         let entity = try resolveEntity(of: request)
-        let plan = try makePlan(request, entity: entity, kind: .count)
-        if request.includesPendingChanges, hasPendingChanges(for: plan) {
-            return try mergedIDs(plan, request: request).count
+        return try StrataTrace.span("count \(entity.name)", .fetch, arguments: Self.traceArguments(of: request), outcome: { ["count": .number($0)] }) {
+            let plan = try makePlan(request, entity: entity, kind: .count)
+            if request.includesPendingChanges, hasPendingChanges(for: plan) {
+                return try mergedIDs(plan, request: request).count
+            }
+            return try requireParentStore().count(plan, options: .default)
         }
-        return try requireParentStore().count(plan, options: .default)
     }
 
     func resolveEntity<T>(of request: FetchRequest<T>) throws -> EntityDescription {

@@ -43,10 +43,11 @@ extension ManagedObjectContext {
             }
             return []
         }
-        merge(
-            ContextChanges(
-                name: .managedObjectContextDidSave, inserted: ids(NotificationKey.insertedObjectIDs),
-                updated: ids(NotificationKey.updatedObjectIDs), deleted: ids(NotificationKey.deletedObjectIDs)))
+        var changes = ContextChanges(
+            name: .managedObjectContextDidSave, inserted: ids(NotificationKey.insertedObjectIDs),
+            updated: ids(NotificationKey.updatedObjectIDs), deleted: ids(NotificationKey.deletedObjectIDs))
+        changes.traceOrigin = info[ContextChanges.traceOriginKey] as? TraceFlowOrigin
+        merge(changes)
     }
 
     /// Merges saved changes (IDs only) into each of `contexts`, on each context's own queue,
@@ -70,6 +71,16 @@ extension ManagedObjectContext {
     /// Applies a save's changes to the registered objects.
     func merge(_ changes: ContextChanges) {
         guard !changes.isEmpty else { return }
+        StrataTrace.span(
+            "merge", .merge,
+            arguments: ["inserted": .number(changes.inserted.count), "updated": .number(changes.updated.count), "deleted": .number(changes.deleted.count)]
+        ) {
+            StrataTrace.flowArrives(from: changes.traceOrigin, "did-save merged")
+            mergeNow(changes)
+        }
+    }
+
+    private func mergeNow(_ changes: ContextChanges) {
         var keepAlive: [ManagedObject] = []
         for id in changes.deleted {
             guard let object = findRegistered(id) else { continue }

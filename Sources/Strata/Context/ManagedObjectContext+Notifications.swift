@@ -66,6 +66,7 @@ extension ManagedObjectContext {
         if !changes.refreshed.isEmpty { info[NotificationKey.refreshedObjectIDs] = changes.refreshed }
         if !changes.invalidated.isEmpty { info[NotificationKey.invalidatedObjectIDs] = changes.invalidated }
         if changes.invalidatedAll { info[NotificationKey.invalidatedAllObjects] = changes.invalidated }
+        if let origin = changes.traceOrigin { info[ContextChanges.traceOriginKey] = origin }
         NotificationCenter.default.post(name: changes.name, object: self, userInfo: info)
         streams.yield(changes)
         tellListeners(changes, userInfo: userInfo)
@@ -99,6 +100,11 @@ public struct ContextChanges: Sendable, CustomStringConvertible {
     /// Core Data's `NSInvalidatedAllObjectsKey`). `invalidated` then holds the IDs of the objects
     /// that were registered.
     public let invalidatedAll: Bool
+    /// Where the save that these changes report was, in a ``StrataTrace`` recording (the start
+    /// of the arrow to each merge).
+    var traceOrigin: TraceFlowOrigin?
+    /// The did-save notification's user-info key for `traceOrigin` (present only while recording).
+    static let traceOriginKey = "_strataTraceOrigin"
 
     /// Creates a payload.
     public init(

@@ -38,11 +38,12 @@ extension ManagedObjectContext: ObjectContextLink {
         if object.objectID.isTemporaryID, let permanent = persistentStoreCoordinator?.temporaryIDAliases.permanent(for: object.objectID) {
             adoptPermanentIDs([object.objectID: permanent])
         }
-        let snapshots: [RowSnapshot]
-        if object.faultBatch != nil {
-            snapshots = try loadBatch(batchFaultingIDs(around: object))
-        } else {
-            snapshots = try requireParentStore().snapshots(for: [object.objectID], options: ReadOptions(maxAge: staleness))
+        let snapshots: [RowSnapshot] = try StrataTrace.span(
+            "fault \(object.entity.name)", .fault, arguments: ["key": .number(Int(object.objectID.primaryKey ?? 0))],
+            outcome: { ["rows": .number($0.count)] }
+        ) {
+            if object.faultBatch != nil { return try loadBatch(batchFaultingIDs(around: object)) }
+            return try requireParentStore().snapshots(for: [object.objectID], options: ReadOptions(maxAge: staleness))
         }
         // Batch faulting: `loadBatch` gave the other faults of the batch their rows too. (An
         // answer may carry the permanent ID that replaced the object's temporary one.)

@@ -121,61 +121,70 @@ extension ManagedObjectContext: ParentStore {
     /// applied and the save fails with a merge conflict (133020) for the child's merge policy to
     /// resolve (Core Data's nested-context conflicts).
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
-        try performAndWait {
-            // The objects checked stay alive until the changes are applied to them: an
-            // unchanged object is held only weakly, and one fired again could be newer.
-            let checked = try checkChildBase(changes)
-            defer { withExtendedLifetime(checked) {} }
-            for insert in changes.inserts {
-                let entity = insert.objectID.entity
-                let object = findRegistered(insert.objectID) ?? entity.managedObjectClass.init(entity: entity, insertInto: nil)
-                if object.link == nil {
-                    object.objectID = insert.objectID
-                    prepareStorage(of: object, defaults: true)
-                    attach(object)
-                }
-                object.isFaultStorage = false
-                object.attributeValues = insert.attributes
-                object.toOneValues = insert.toOne
-                for slot in 0..<entity.layout.storedAttributes.count { object.changedMask.insert(slot) }
-                state.work.insert(object)
-                noteEvent(.inserted, for: object)
+        let origin = StrataTrace.flowOrigin()
+        return try performAndWait {
+            try StrataTrace.span("apply child save", .save) {
+                StrataTrace.flowArrives(from: origin, "child save pushed into parent")
+                return try applyChildSave(changes)
             }
-            for update in changes.updates {
-                let object = registeredOrFault(update.objectID)
-                object.fireFaultIfNeeded()
-                let layout = object.entity.layout
-                for slot in update.changedAttributeSlots where slot < object.attributeValues.count && slot < update.attributes.count {
-                    object.willChange(.attribute(slot))
-                    object.attributeValues[slot] = update.attributes[slot]
-                    object.markChanged(.attribute(slot))
-                }
-                for slot in update.changedToOneSlots where slot < object.toOneValues.count && slot < update.toOne.count {
-                    object.willChange(.toOne(slot))
-                    object.toOneValues[slot] = update.toOne[slot]
-                    object.markChanged(.toOne(slot))
-                }
-                _ = layout
-            }
-            for change in changes.toManyChanges {
-                let object = registeredOrFault(change.owner)
-                guard case .toMany(let slot)? = object.entity.layout.slot(forKey: change.relationship.name) else { continue }
-                object.willChange(.toMany(slot))
-                object.ensureToManyLoaded(slot: slot)
-                guard slot < object.toManyValues.count, var value = object.toManyValues[slot] else { continue }
-                for id in change.removed { value.remove(id) }
-                for id in change.added { value.append(id) }
-                if let ordered = change.ordered { value = ToManyValue(ordered) }
-                object.toManyValues[slot] = value
-                object.markChanged(.toMany(slot))
-            }
-            for deletion in changes.deletes {
-                let object = registeredOrFault(deletion.objectID)
-                object.fireFaultIfNeeded()
-                if object.change != .deleted { markDeleted(object) }
-            }
-            return StoreSaveResult()
         }
+    }
+
+    /// `save(_:)`'s work, on this context's queue.
+    private func applyChildSave(_ changes: StoreChangeSet) throws -> StoreSaveResult {
+        // The objects checked stay alive until the changes are applied to them: an
+        // unchanged object is held only weakly, and one fired again could be newer.
+        let checked = try checkChildBase(changes)
+        defer { withExtendedLifetime(checked) {} }
+        for insert in changes.inserts {
+            let entity = insert.objectID.entity
+            let object = findRegistered(insert.objectID) ?? entity.managedObjectClass.init(entity: entity, insertInto: nil)
+            if object.link == nil {
+                object.objectID = insert.objectID
+                prepareStorage(of: object, defaults: true)
+                attach(object)
+            }
+            object.isFaultStorage = false
+            object.attributeValues = insert.attributes
+            object.toOneValues = insert.toOne
+            for slot in 0..<entity.layout.storedAttributes.count { object.changedMask.insert(slot) }
+            state.work.insert(object)
+            noteEvent(.inserted, for: object)
+        }
+        for update in changes.updates {
+            let object = registeredOrFault(update.objectID)
+            object.fireFaultIfNeeded()
+            let layout = object.entity.layout
+            for slot in update.changedAttributeSlots where slot < object.attributeValues.count && slot < update.attributes.count {
+                object.willChange(.attribute(slot))
+                object.attributeValues[slot] = update.attributes[slot]
+                object.markChanged(.attribute(slot))
+            }
+            for slot in update.changedToOneSlots where slot < object.toOneValues.count && slot < update.toOne.count {
+                object.willChange(.toOne(slot))
+                object.toOneValues[slot] = update.toOne[slot]
+                object.markChanged(.toOne(slot))
+            }
+            _ = layout
+        }
+        for change in changes.toManyChanges {
+            let object = registeredOrFault(change.owner)
+            guard case .toMany(let slot)? = object.entity.layout.slot(forKey: change.relationship.name) else { continue }
+            object.willChange(.toMany(slot))
+            object.ensureToManyLoaded(slot: slot)
+            guard slot < object.toManyValues.count, var value = object.toManyValues[slot] else { continue }
+            for id in change.removed { value.remove(id) }
+            for id in change.added { value.append(id) }
+            if let ordered = change.ordered { value = ToManyValue(ordered) }
+            object.toManyValues[slot] = value
+            object.markChanged(.toMany(slot))
+        }
+        for deletion in changes.deletes {
+            let object = registeredOrFault(deletion.objectID)
+            object.fireFaultIfNeeded()
+            if object.change != .deleted { markDeleted(object) }
+        }
+        return StoreSaveResult()
     }
 
     /// Throws 133020 listing the objects that changed here since the child read them; returns

@@ -18,7 +18,7 @@ extension ManagedObjectContext {
     /// use private-queue contexts or pump `RunLoop.main`.
     public func perform(_ block: @escaping @Sendable () -> Void) {
         queue.async { [self] in
-            runOwned(block)
+            runOwned("perform", block)
         }
     }
 
@@ -28,13 +28,15 @@ extension ManagedObjectContext {
     /// waits only go up a context tree (a child may wait for its parent, never the reverse).
     public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
         if isOnQueue {
-            return try QueueOwnership.withOwnership(of: ownershipToken) { try block() }
+            return try QueueOwnership.withOwnership(of: ownershipToken) {
+                try StrataTrace.onTrack(traceTrack, named: traceTrackName, span: "performAndWait (inline)", block)
+            }
         }
         // The block may run on another thread (a main-queue block while the main thread runs
         // RunLoop.main): that thread borrows this one's contexts while this one waits.
         let loan = QueueOwnership.loan()
         return try queue.sync {
-            try QueueOwnership.borrowing(loan) { try runOwned(block) }
+            try QueueOwnership.borrowing(loan) { try runOwned("performAndWait", block) }
         }
     }
 
@@ -47,7 +49,7 @@ extension ManagedObjectContext {
         return try await withCheckedThrowingContinuation { continuation in
             queue.async { [self] in
                 do {
-                    continuation.resume(returning: try runOwned(block))
+                    continuation.resume(returning: try runOwned("perform (async)", block))
                 } catch {
                     continuation.resume(throwing: error)
                 }
@@ -62,16 +64,19 @@ extension ManagedObjectContext {
         }
         return await withCheckedContinuation { continuation in
             queue.async { [self] in
-                continuation.resume(returning: runOwned(block))
+                continuation.resume(returning: runOwned("perform (async)", block))
             }
         }
     }
 
-    /// Runs a block as the context's owner, then ends the "event" (pending-change processing).
-    private func runOwned<T>(_ block: () throws -> T) rethrows -> T {
+    /// Runs a block as the context's owner, then ends the "event" (pending-change processing);
+    /// in a ``StrataTrace`` recording, a span named `spanName` on the context's track.
+    private func runOwned<T>(_ spanName: String, _ block: () throws -> T) rethrows -> T {
         try QueueOwnership.withOwnership(of: ownershipToken) {
-            defer { endOfEvent() }
-            return try block()
+            try StrataTrace.onTrack(traceTrack, named: traceTrackName, span: spanName) {
+                defer { endOfEvent() }
+                return try block()
+            }
         }
     }
 

@@ -16,11 +16,22 @@ extension ManagedObjectContext {
     /// Call on the context's queue.
     public func save() throws {
         checkAccess("save()")
+        try StrataTrace.span(
+            parent == nil ? "save" : "save into parent", .save,
+            outcome: { changes in
+                guard let changes else { return ["changes": .number(0)] }
+                return ["inserted": .number(changes.inserted.count), "updated": .number(changes.updated.count), "deleted": .number(changes.deleted.count)]
+            }
+        ) { try saveChanges() }
+    }
+
+    /// `save()`'s work; returns what the did-save notification reported (`nil`: nothing to save).
+    private func saveChanges() throws -> ContextChanges? {
         if state.isSaving {
             throw StrataError(code: StrataError.Code.coreData, message: "save() was called while the context was already saving (from willSave or a notification observer)")
         }
         processPendingChanges()
-        guard hasChanges || !state.problemObjects.isEmpty || !state.contextProblems.isEmpty else { return }
+        guard hasChanges || !state.problemObjects.isEmpty || !state.contextProblems.isEmpty else { return nil }
         state.isSaving = true
         defer { state.isSaving = false }
         post(ContextChanges(name: .managedObjectContextWillSave), userInfo: [:])
@@ -31,7 +42,7 @@ extension ManagedObjectContext {
         let parent = try requireParentStore()
         assert(state.work.checkConsistency())
         let attempt = try saveResolvingConflicts(to: parent)
-        finishSave(result: attempt.result)
+        return finishSave(result: attempt.result)
     }
 
     /// Calls `willSave()` on each changed object; objects changed by those calls get another
@@ -85,8 +96,9 @@ extension ManagedObjectContext {
 
     /// Applies a successful save: the unit of work commits the saved state (permanent IDs, new
     /// base snapshots, cleared changes, deleted objects gone); then the coordinator's row cache,
-    /// `didSave()` and the did-save notifications.
-    func finishSave(result: StoreSaveResult) {
+    /// `didSave()` and the did-save notifications (whose changes it returns).
+    @discardableResult
+    func finishSave(result: StoreSaveResult) -> ContextChanges {
         state.lastPermanentIDs = result.permanentIDs
         let isRoot = parent == nil
         let saved = state.work.applySave(result, versionIncrement: isRoot ? 1 : 0, unlink: unlink)
@@ -101,9 +113,10 @@ extension ManagedObjectContext {
             object.didSave()
         }
         state.eventObjects.removeAll { $0.eventChanges.isEmpty }
-        let changes = ContextChanges(
+        var changes = ContextChanges(
             name: .managedObjectContextDidSave, inserted: Set(saved.inserted.map(\.objectID)),
             updated: Set(saved.updated.map(\.objectID)), deleted: Set(deletedIDs))
+        changes.traceOrigin = StrataTrace.flowOrigin()
         post(
             changes,
             userInfo: [
@@ -113,6 +126,7 @@ extension ManagedObjectContext {
             ])
         post(ContextChanges(name: .managedObjectContextDidSaveObjectIDs, inserted: changes.inserted, updated: changes.updated, deleted: changes.deleted), userInfo: [:])
         didSaveChanges(changes)
+        return changes
     }
 }
 

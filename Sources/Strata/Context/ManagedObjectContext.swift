@@ -39,6 +39,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     private let retainsRegisteredObjectsFlag = Atomic<Bool>(false)
     private let parentStore = StrataLock<ParentLink?>(nil)
     let pinnedGeneration = StrataLock<PinnedGeneration?>(nil)
+    /// The context queue's row in a ``StrataTrace`` recording.
+    let traceTrack = TraceTrack.next()
 
     struct ContextSettings: Sendable {
         var name: String?
@@ -65,6 +67,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         case .privateQueue: queue = DispatchQueue(label: "org.strata.context", qos: .default)
         }
         state.registry.owner = self
+        StrataTrace.startFromEnvironment()
     }
 
     deinit {
@@ -177,6 +180,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public var description: String {
         let kind = concurrencyType == .mainQueue ? "main-queue" : "private-queue"
         return "<ManagedObjectContext \(name.map { "'\($0)' " } ?? "")\(kind) \(ObjectIdentifier(self).hashValue & 0xFFFFFF)>"
+    }
+
+    /// The name of the context's track in a ``StrataTrace`` recording.
+    func traceTrackName() -> String {
+        let kind = concurrencyType == .mainQueue ? "main queue" : "private queue"
+        return "\(name ?? "context") #\(traceTrack.id) (\(kind))"
     }
 
     // MARK: Queue checks

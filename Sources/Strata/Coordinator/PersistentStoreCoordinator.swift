@@ -43,6 +43,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     public init(managedObjectModel model: ManagedObjectModel, name: String? = nil) {
         self.managedObjectModel = model
         self.name = name
+        StrataTrace.startFromEnvironment()
     }
 
     /// The stores added so far.

@@ -67,7 +67,10 @@ extension MigrationManager {
         do {
             try sourceContext.performAndWait {
                 try destinationContext.performAndWait {
-                    try runPasses(of: mapping, source: sourceContext, destination: destinationContext)
+                    try StrataTrace.span(
+                        "custom migration", .migration,
+                        arguments: ["source": .text(sourceURL.path), "destination": .text(destinationURL.path), "entityMappings": .number(mapping.entityMappings.count)]
+                    ) { try runPasses(of: mapping, source: sourceContext, destination: destinationContext) }
                 }
             }
         } catch {

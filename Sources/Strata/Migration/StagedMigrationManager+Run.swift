@@ -24,11 +24,19 @@ extension StagedMigrationManager {
             let from = plan.versions[index].model
             let to = plan.versions[index + 1].model
             do {
-                switch plan.steps[index] {
-                case .lightweight:
-                    try Self.migrateLightweight(at: url, from: from, to: to)
-                case .custom(let stage):
-                    try runCustomStage(stage, storeAt: url, options: options, from: from, to: to)
+                let step = plan.steps[index]
+                let kind: String
+                if case .custom = step { kind = "custom" } else { kind = "lightweight" }
+                try StrataTrace.span(
+                    "migration stage \(index + 1) (\(kind))", .migration,
+                    arguments: ["from": .text(plan.versions[index].checksum), "to": .text(plan.versions[index + 1].checksum), "store": .text(url.path)]
+                ) {
+                    switch step {
+                    case .lightweight:
+                        try Self.migrateLightweight(at: url, from: from, to: to)
+                    case .custom(let stage):
+                        try runCustomStage(stage, storeAt: url, options: options, from: from, to: to)
+                    }
                 }
             } catch {
                 throw StrataError.wrapping(

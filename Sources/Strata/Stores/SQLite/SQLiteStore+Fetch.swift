@@ -11,26 +11,33 @@ extension SQLiteStore {
         return plan
     }
 
+    /// Runs `body` (a statement's execution) inside an SQL span of a ``StrataTrace`` recording.
+    private func traced<T>(_ sql: String, outcome: (T) -> [String: TraceValue], _ body: () throws -> T) rethrows -> T {
+        try StrataTrace.span("SQL", .sql, arguments: ["sql": .text(sql)], outcome: outcome, body)
+    }
+
     func fetchRows(_ plan: FetchPlan, options: ReadOptions) throws -> [RowSnapshot] {
         let sql = try fetchSQL.rows(stored(plan))
         do {
-            return try pool.withReader(options) { connection in
-                let statement = try connection.cachedStatement(sql.text)
-                var rows: [RowSnapshot] = []
-                var decoder = RowDecoder(store: self)
-                let start = DispatchTime.now()
-                let watcher = options.watcher
-                var read = 0
-                try statement.forEachRow(sql.bindings.sqliteValues) { row in
-                    if let snapshot = try decoder.decode(row, offset: 0) { rows.append(snapshot) }
-                    if let watcher {
-                        read += 1
-                        if read % ReadWatcher.reportInterval == 0 { try watcher.rowsRead(read) }
+            return try traced(sql.text, outcome: { ["rows": .number($0.count)] }) {
+                try pool.withReader(options) { connection in
+                    let statement = try connection.cachedStatement(sql.text)
+                    var rows: [RowSnapshot] = []
+                    var decoder = RowDecoder(store: self)
+                    let start = DispatchTime.now()
+                    let watcher = options.watcher
+                    var read = 0
+                    try statement.forEachRow(sql.bindings.sqliteValues) { row in
+                        if let snapshot = try decoder.decode(row, offset: 0) { rows.append(snapshot) }
+                        if let watcher {
+                            read += 1
+                            if read % ReadWatcher.reportInterval == 0 { try watcher.rowsRead(read) }
+                        }
                     }
+                    try watcher?.finished(read)
+                    SQLTracing.logRowCount(rows.count, of: plan.entity.name, since: start)
+                    return rows
                 }
-                try watcher?.finished(read)
-                SQLTracing.logRowCount(rows.count, of: plan.entity.name, since: start)
-                return rows
             }
         } catch {
             throw wrap(error, "Fetching \(plan.entity.name)")
@@ -40,20 +47,22 @@ extension SQLiteStore {
     func fetchIDs(_ plan: FetchPlan, options: ReadOptions) throws -> [ManagedObjectID] {
         let sql = try fetchSQL.objectIDs(stored(plan))
         do {
-            return try pool.withReader(options) { connection in
-                let statement = try connection.cachedStatement(sql.text)
-                var ids: [ManagedObjectID] = []
-                let fallback = plan.entity
-                let start = DispatchTime.now()
-                defer { SQLTracing.logRowCount(ids.count, of: plan.entity.name, since: start) }
-                let watcher = options.watcher
-                try statement.forEachRow(sql.bindings.sqliteValues) { row in
-                    let entity = model.entity(forCode: row.int64(at: 1)) ?? fallback
-                    ids.append(ManagedObjectID(entity: entity, primaryKey: row.int64(at: 0), store: token))
-                    if let watcher, ids.count % ReadWatcher.reportInterval == 0 { try watcher.rowsRead(ids.count) }
+            return try traced(sql.text, outcome: { ["rows": .number($0.count)] }) {
+                try pool.withReader(options) { connection in
+                    let statement = try connection.cachedStatement(sql.text)
+                    var ids: [ManagedObjectID] = []
+                    let fallback = plan.entity
+                    let start = DispatchTime.now()
+                    defer { SQLTracing.logRowCount(ids.count, of: plan.entity.name, since: start) }
+                    let watcher = options.watcher
+                    try statement.forEachRow(sql.bindings.sqliteValues) { row in
+                        let entity = model.entity(forCode: row.int64(at: 1)) ?? fallback
+                        ids.append(ManagedObjectID(entity: entity, primaryKey: row.int64(at: 0), store: token))
+                        if let watcher, ids.count % ReadWatcher.reportInterval == 0 { try watcher.rowsRead(ids.count) }
+                    }
+                    try watcher?.finished(ids.count)
+                    return ids
                 }
-                try watcher?.finished(ids.count)
-                return ids
             }
         } catch {
             throw wrap(error, "Fetching \(plan.entity.name) IDs")
@@ -63,16 +72,18 @@ extension SQLiteStore {
     func fetchIDList(_ plan: FetchPlan, options: ReadOptions) throws -> ObjectIDList {
         let sql = try fetchSQL.objectIDs(stored(plan))
         do {
-            return try pool.withReader(options) { connection in
-                let statement = try connection.cachedStatement(sql.text)
-                var list = ObjectIDList(entity: plan.entity, store: token, model: model)
-                let watcher = options.watcher
-                try statement.forEachRow(sql.bindings.sqliteValues) { row in
-                    list.append(key: row.int64(at: 0), code: row.int64(at: 1))
-                    if let watcher, list.count % ReadWatcher.reportInterval == 0 { try watcher.rowsRead(list.count) }
+            return try traced(sql.text, outcome: { ["rows": .number($0.count)] }) {
+                try pool.withReader(options) { connection in
+                    let statement = try connection.cachedStatement(sql.text)
+                    var list = ObjectIDList(entity: plan.entity, store: token, model: model)
+                    let watcher = options.watcher
+                    try statement.forEachRow(sql.bindings.sqliteValues) { row in
+                        list.append(key: row.int64(at: 0), code: row.int64(at: 1))
+                        if let watcher, list.count % ReadWatcher.reportInterval == 0 { try watcher.rowsRead(list.count) }
+                    }
+                    try watcher?.finished(list.count)
+                    return list
                 }
-                try watcher?.finished(list.count)
-                return list
             }
         } catch {
             throw wrap(error, "Fetching \(plan.entity.name) IDs")
@@ -82,11 +93,13 @@ extension SQLiteStore {
     func count(_ plan: FetchPlan, options: ReadOptions) throws -> Int {
         let sql = try fetchSQL.count(stored(plan))
         do {
-            return try pool.withReader(options) { connection in
-                let statement = try connection.cachedStatement(sql.text)
-                var count = 0
-                try statement.forEachRow(sql.bindings.sqliteValues) { count = Int($0.int64(at: 0)) }
-                return count
+            return try traced(sql.text, outcome: { ["count": .number($0)] }) {
+                try pool.withReader(options) { connection in
+                    let statement = try connection.cachedStatement(sql.text)
+                    var count = 0
+                    try statement.forEachRow(sql.bindings.sqliteValues) { count = Int($0.int64(at: 0)) }
+                    return count
+                }
             }
         } catch {
             throw wrap(error, "Counting \(plan.entity.name)")

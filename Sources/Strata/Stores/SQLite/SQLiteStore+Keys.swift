@@ -17,33 +17,41 @@ extension SQLiteStore {
         guard !ids.isEmpty else { return [] }
         let groups = keyGroups(of: ids)
         do {
-            return try pool.withReader(options) { connection in
-                var rows: [RowSnapshot] = []
-                rows.reserveCapacity(ids.count)
-                var decoder = RowDecoder(store: self)
-                for group in groups {
-                    if let range = Self.rangeReadable(group.keys), let sql = fetchSQL.rowsInKeyRange(inTable: group.table) {
-                        let statement = try connection.cachedStatement(sql)
-                        let keys = group.keys
-                        var next = 0
-                        try statement.forEachRow([.integer(range.lowerBound), .integer(range.upperBound)]) { row in
-                            // Rows come in key order, like the keys: skip the ones not asked for.
-                            let key = row.int64(at: 0)
-                            while next < keys.count && keys[next] < key { next += 1 }
-                            guard next < keys.count, keys[next] == key else { return }
-                            if let snapshot = try decoder.decode(row, offset: 0) { rows.append(snapshot) }
-                        }
-                    } else if let sql = fetchSQL.rowsByKeys(inTable: group.table) {
-                        let statement = try connection.cachedStatement(sql)
-                        try statement.forEachRow([.text(FetchStatements.keyListText(group.keys))]) { row in
-                            if let snapshot = try decoder.decode(row, offset: 0) { rows.append(snapshot) }
-                        }
-                    }
-                }
-                return rows
-            }
+            return try StrataTrace.span(
+                "SQL", .sql, arguments: ["sql": .text("rows by key from \(groups.map(\.table).joined(separator: ", "))"), "keys": .number(ids.count)],
+                outcome: { ["rows": .number($0.count)] }
+            ) { try readRows(of: groups, count: ids.count, options: options) }
         } catch {
             throw wrap(error, "Loading rows")
+        }
+    }
+
+    /// `snapshots(for:options:)`'s read, on one reader connection.
+    private func readRows(of groups: [KeyGroup], count: Int, options: ReadOptions) throws -> [RowSnapshot] {
+        try pool.withReader(options) { connection in
+            var rows: [RowSnapshot] = []
+            rows.reserveCapacity(count)
+            var decoder = RowDecoder(store: self)
+            for group in groups {
+                if let range = Self.rangeReadable(group.keys), let sql = fetchSQL.rowsInKeyRange(inTable: group.table) {
+                    let statement = try connection.cachedStatement(sql)
+                    let keys = group.keys
+                    var next = 0
+                    try statement.forEachRow([.integer(range.lowerBound), .integer(range.upperBound)]) { row in
+                        // Rows come in key order, like the keys: skip the ones not asked for.
+                        let key = row.int64(at: 0)
+                        while next < keys.count && keys[next] < key { next += 1 }
+                        guard next < keys.count, keys[next] == key else { return }
+                        if let snapshot = try decoder.decode(row, offset: 0) { rows.append(snapshot) }
+                    }
+                } else if let sql = fetchSQL.rowsByKeys(inTable: group.table) {
+                    let statement = try connection.cachedStatement(sql)
+                    try statement.forEachRow([.text(FetchStatements.keyListText(group.keys))]) { row in
+                        if let snapshot = try decoder.decode(row, offset: 0) { rows.append(snapshot) }
+                    }
+                }
+            }
+            return rows
         }
     }
 

@@ -30,6 +30,15 @@ extension SQLiteStore {
     static func migrateInPlace(
         on connection: SQLiteConnection, url: URL, from sourceModel: ManagedObjectModel, to destinationModel: ManagedObjectModel, mapping: MappingModel
     ) throws -> MigrationReport {
+        try StrataTrace.span("lightweight migration", .migration, arguments: ["store": .text(url.path)]) {
+            try migrateTables(on: connection, url: url, from: sourceModel, to: destinationModel, mapping: mapping)
+        }
+    }
+
+    /// ``migrateInPlace(on:url:from:to:mapping:)``'s work.
+    private static func migrateTables(
+        on connection: SQLiteConnection, url: URL, from sourceModel: ManagedObjectModel, to destinationModel: ManagedObjectModel, mapping: MappingModel
+    ) throws -> MigrationReport {
         func failure(_ error: any Error) -> StrataError {
             let cause = StrataError.wrapping(error, while: "Migrating the store", url: url)
             var wrapped = StrataError(code: StrataError.Code.migration, message: "Migrating the store failed; it is unchanged: \(error)", url: url)

@@ -20,8 +20,10 @@ extension SQLiteStore {
         // are removed after it ends (`SQLiteStore+External.swift`).
         defer { sweepExternalData() }
         do {
-            let result = try pool.withWriter { connection in
-                try connection.transaction(Self.writeTransaction) { try body(connection) }
+            let result = try StrataTrace.span("write transaction", .sql, arguments: ["what": .text(what())]) {
+                try pool.withWriter { connection in
+                    try connection.transaction(Self.writeTransaction) { try body(connection) }
+                }
             }
             didCommitTransaction()
             return result
