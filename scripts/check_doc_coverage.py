@@ -22,6 +22,10 @@ Which symbols count, and why:
   comment (the graph marks it with the requirement's module) and DocC shows that text. The
   requirement says what the member does; a comment of ours is welcome where the
   implementation has more to say (ManagedObject's `==` is identity, for instance).
+- Extension blocks (`swift.extension`, emitted with `-emit-extension-block-symbols` for
+  extensions of other modules' types such as `extension Int: AttributeValueConvertible`) are
+  not declarations of their own: DocC lists them as the extended type's page under "Extended
+  Modules", with the members and conformances they add, and those members are checked here.
 - Symbols below `public` (package, internal) are not in the graphs at all.
 """
 import argparse, glob, json, os, sys
@@ -44,6 +48,8 @@ for path in paths:
         graph = json.load(f)
     for symbol in graph["symbols"]:
         if symbol.get("accessLevel") not in ("public", "open"):
+            continue
+        if symbol["kind"]["identifier"] == "swift.extension":
             continue
         location = symbol.get("location")
         if not location or sources not in location.get("uri", ""):
