@@ -130,6 +130,9 @@ extension Notification.Name {
 
 extension ManagedObjectContext {
     /// User-info keys of the context notifications (Core Data's `NSInsertedObjectsKey`, …).
+    ///
+    /// Constants: use them on any thread. The values under them are read on the posting context's
+    /// queue (objects) or any thread (ID sets).
     public enum NotificationKey {
         /// The inserted objects, a `Set<ManagedObject>` (Core Data's `NSInsertedObjectsKey`). Read
         /// them on the posting context's queue.

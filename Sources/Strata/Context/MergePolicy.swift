@@ -7,8 +7,13 @@
 ///   properties take the store's values.
 /// - `.overwrite`: the object's whole state is written, whatever the store holds.
 /// - `.rollback`: the object's changes are discarded in favour of the store's state.
+///
+/// A `Sendable` value: use it on any thread. Set a context's ``ManagedObjectContext/mergePolicy``
+/// on the context's queue.
 public struct MergePolicy: Sendable, Hashable, CustomStringConvertible {
     /// The kinds of policy.
+    ///
+    /// A `Sendable` value: use it on any thread.
     public enum Kind: String, Sendable, Hashable {
         /// Fail the save with a merge-conflict error (133020) listing each conflict.
         case error

@@ -16,6 +16,8 @@ import Foundation
 /// | `transformable` | any value its transformer handles | BLOB from the named ``AttributeValueTransformer`` |
 /// | `undefined` | any value | transient attributes only |
 /// | `objectID` | `ManagedObjectID` | expressions and fetched properties only |
+///
+/// A `Sendable` value: use it on any thread.
 public enum AttributeType: String, Sendable, Codable, CaseIterable, Hashable {
     /// Any value, unchecked; allowed for transient attributes only.
     case undefined

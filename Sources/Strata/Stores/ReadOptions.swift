@@ -16,6 +16,8 @@ import StrataLocks
 ///   cancelled. Set by an asynchronous fetch; a parent context passes it on.
 ///
 /// A small value (four words), passed by value: making one never allocates.
+///
+/// A `Sendable` value: use it on any thread.
 public struct ReadOptions: Sendable {
     /// The query generation to read through (Core Data's pinned `NSQueryGenerationToken`), or
     /// nil to read the stores' current state. A read through a generation neither answers
