@@ -178,7 +178,8 @@ lint:
 # warnings as errors (a symbol link that resolves nowhere fails). The archive is
 # .build/docs/Strata.doccarchive (`docc preview` serves it).
 DOCS_DIR := .build/docs
-DOCC ?= docc
+# docc ships with the Swift toolchain, beside `swift`.
+DOCC ?= $(shell command -v docc 2>/dev/null || echo "$$(dirname "$$(command -v $(SWIFT))")/docc")
 docs: deps
 	$(SWIFT) build -j $(JOBS) --target Strata
 	rm -rf $(DOCS_DIR)/symbol-graphs $(DOCS_DIR)/Strata.doccarchive
