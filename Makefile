@@ -171,6 +171,30 @@ fuzz-quick: fuzz-build
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Stress Benchmarks Fuzz Examples
 
+# The DocC documentation (Sources/Strata/Strata.docc: articles, plus every public symbol's doc
+# comment). No plugin: the symbol graph of the Strata module is extracted from the debug build's
+# module (the build `make test` already made, so CI compiles nothing again), every public symbol
+# must have a doc comment (scripts/check_doc_coverage.py), docc converts the catalog with
+# warnings as errors (a symbol link that resolves nowhere fails), and the articles' Swift examples
+# must type-check against the module (scripts/check_doc_snippets.py). The archive is
+# .build/docs/Strata.doccarchive (`docc preview` serves it).
+DOCS_DIR := .build/docs
+# docc ships with the Swift toolchain, beside `swift`.
+DOCC ?= $(shell command -v docc 2>/dev/null || echo "$$(dirname "$$(command -v $(SWIFT))")/docc")
+docs: deps
+	$(SWIFT) build -j $(JOBS) --target Strata
+	rm -rf $(DOCS_DIR)/symbol-graphs $(DOCS_DIR)/Strata.doccarchive
+	mkdir -p $(DOCS_DIR)/symbol-graphs
+	$(SWIFT) symbolgraph-extract -module-name Strata -minimum-access-level public -emit-extension-block-symbols \
+		-I "$$($(SWIFT) build --show-bin-path)/Modules" -I Sources/CSQLite \
+		-target "$$(uname -m)-unknown-linux-gnu" -output-dir $(DOCS_DIR)/symbol-graphs
+	python3 scripts/check_doc_coverage.py $(DOCS_DIR)/symbol-graphs --module Strata --sources Sources/Strata
+	$(DOCC) convert Sources/Strata/Strata.docc --additional-symbol-graph-dir $(DOCS_DIR)/symbol-graphs \
+		--fallback-display-name Strata --fallback-bundle-identifier org.strata.Strata \
+		--output-path $(DOCS_DIR)/Strata.doccarchive --warnings-as-errors
+	python3 scripts/check_doc_snippets.py Sources/Strata/Strata.docc "$$($(SWIFT) build --show-bin-path)/Modules" \
+		-I Sources/CSQLite --swiftc "$$(dirname "$$(command -v $(SWIFT))")/swiftc"
+
 # The folder layering of Sources/Strata (docs/internals.md, "Layers"), checked by type names with
 # the team's folder_deps.py (beside the repository in ../shared/tools, as CI has it). The lower
 # folders use no type of Context/, Coordinator/ or Container/; SQL/ none of Stores/; Model/ none

@@ -30,13 +30,15 @@ open class PersistentContainer: @unchecked Sendable {
     // thread); everything else is immutable or Sendable. A subclass that adds mutable state
     // takes on the same rule for it.
     /// The container's name; the default store file is `<name>.sqlite`.
+    /// Immutable: read it from any thread.
     public let name: String
-    /// The model.
+    /// The model. Immutable: read it from any thread.
     public let managedObjectModel: ManagedObjectModel
-    /// The coordinator.
+    /// The coordinator. Immutable: read it from any thread.
     public let persistentStoreCoordinator: PersistentStoreCoordinator
     /// The stores to add; by default one SQLite file `<name>.sqlite` in
     /// ``defaultDirectoryURL()`` (the subclass's, when it overrides it).
+    /// Set it on one thread before ``loadPersistentStores()``, and leave it unchanged after.
     open var persistentStoreDescriptions: [PersistentStoreDescription]
     /// The main-queue context, for the UI side of an app. Its blocks run when the main thread
     /// services the main queue; on the main thread it may be used directly.

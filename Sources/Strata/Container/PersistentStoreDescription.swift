@@ -2,6 +2,9 @@ import Foundation
 
 /// How a container adds one store (Core Data's `NSPersistentStoreDescription`). Configure it
 /// before `loadPersistentStores`.
+///
+/// Set it up on one thread before the stores are loaded and leave it unchanged after: loading reads
+/// it, possibly on another thread.
 public final class PersistentStoreDescription: @unchecked Sendable, CustomStringConvertible {
     // @unchecked Sendable: a configuration object set up on one thread before loading, read after.
     /// The store type (`.sqlite` by default).

@@ -1,6 +1,8 @@
 import Foundation
 
 /// What a ``BatchDeleteResult`` holds (Core Data's `NSBatchDeleteRequestResultType`).
+///
+/// A `Sendable` value: use it on any thread.
 public enum BatchDeleteRequestResultType: Sendable {
     /// `result` is `true` when the delete ran.
     case resultTypeStatusOnly
@@ -65,6 +67,9 @@ public final class BatchDeleteRequest: PersistentStoreRequest {
 }
 
 /// The result of a ``BatchDeleteRequest`` (Core Data's `NSBatchDeleteResult`).
+///
+/// Returned by `execute(_:)` on the context's queue; its `result` holds `Sendable` values (a flag,
+/// IDs or a count), which may then go to any thread.
 public final class BatchDeleteResult: PersistentStoreResult {
     /// `true`, the `[ManagedObjectID]` of the deleted rows, or their number (`Int`), as
     /// ``resultType`` says.

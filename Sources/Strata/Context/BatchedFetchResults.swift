@@ -1,6 +1,6 @@
 import Foundation
 
-/// The lazy result of ``ManagedObjectContext/fetchBatched(_:)``: a random-access collection
+/// The lazy result of ``ManagedObjectContext/fetchBatched(_:retainedBatches:)``: a random-access collection
 /// whose IDs were fetched in one query (in sort order) and whose objects are loaded
 /// `fetchBatchSize` at a time, in one query per batch, as elements are read. Only the most
 /// recently read batches are kept; older ones are released, so iterating a million results

@@ -3,6 +3,8 @@ import Foundation
 /// Query generations: reading a consistent state of the store while others save.
 extension ManagedObjectContext {
     /// The generation the context reads from, or `nil` when it reads the latest state.
+    /// Thread-safe: read it from any thread; pin the context with ``setQueryGenerationFrom(_:)`` on
+    /// its queue.
     public var queryGenerationToken: QueryGenerationToken? {
         pinnedGeneration.withLock { $0?.token }
     }

@@ -144,17 +144,44 @@ extension Notification.Name {
 
 extension ManagedObjectContext {
     /// User-info keys of the context notifications (Core Data's `NSInsertedObjectsKey`, …).
+    ///
+    /// Constants: use them on any thread. The values under them are read on the posting context's
+    /// queue (objects) or any thread (ID sets).
     public enum NotificationKey {
+        /// The inserted objects, a `Set<ManagedObject>` (Core Data's `NSInsertedObjectsKey`). Read
+        /// them on the posting context's queue.
         public static let insertedObjects = "inserted"
+        /// The updated objects, a `Set<ManagedObject>` (Core Data's `NSUpdatedObjectsKey`). Read
+        /// them on the posting context's queue.
         public static let updatedObjects = "updated"
+        /// The deleted objects, a `Set<ManagedObject>` (Core Data's `NSDeletedObjectsKey`). Read
+        /// them on the posting context's queue.
         public static let deletedObjects = "deleted"
+        /// The refreshed objects, a `Set<ManagedObject>`, in objects-did-change notifications only
+        /// (Core Data's `NSRefreshedObjectsKey`). Read them on the posting context's queue.
         public static let refreshedObjects = "refreshed"
+        /// The objects whose rows are gone, a `Set<ManagedObject>`, in objects-did-change
+        /// notifications only (Core Data's `NSInvalidatedObjectsKey`). Read them on the posting
+        /// context's queue.
         public static let invalidatedObjects = "invalidated"
+        /// Present after ``ManagedObjectContext/reset()``: the IDs of every object the context had
+        /// registered, a `Set<ManagedObjectID>` (Core Data's `NSInvalidatedAllObjectsKey`).
+        /// Sendable: read it on any queue.
         public static let invalidatedAllObjects = "invalidatedAll"
+        /// The IDs of the inserted objects, a `Set<ManagedObjectID>`, in every context notification
+        /// (Core Data's `NSInsertedObjectIDsKey`). Sendable: read it on any queue.
         public static let insertedObjectIDs = "inserted_objectIDs"
+        /// The IDs of the updated objects, a `Set<ManagedObjectID>`, in every context notification
+        /// (Core Data's `NSUpdatedObjectIDsKey`). Sendable: read it on any queue.
         public static let updatedObjectIDs = "updated_objectIDs"
+        /// The IDs of the deleted objects, a `Set<ManagedObjectID>`, in every context notification
+        /// (Core Data's `NSDeletedObjectIDsKey`). Sendable: read it on any queue.
         public static let deletedObjectIDs = "deleted_objectIDs"
+        /// The IDs of the refreshed objects, a `Set<ManagedObjectID>`, when there are any (Core
+        /// Data's `NSRefreshedObjectIDsKey`). Sendable: read it on any queue.
         public static let refreshedObjectIDs = "refreshed_objectIDs"
+        /// The IDs of the invalidated objects, a `Set<ManagedObjectID>`, when there are any (Core
+        /// Data's `NSInvalidatedObjectIDsKey`). Sendable: read it on any queue.
         public static let invalidatedObjectIDs = "invalidated_objectIDs"
     }
 }

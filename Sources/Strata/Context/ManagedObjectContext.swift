@@ -19,6 +19,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     // mode); `settings` is guarded by a mutex; everything else is immutable.
 
     /// How a context runs its blocks (Core Data's `NSManagedObjectContextConcurrencyType`).
+    ///
+    /// A `Sendable` value: use it on any thread.
     public enum ConcurrencyType: Sendable {
         /// The context owns a private serial queue.
         case privateQueue
@@ -26,7 +28,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         case mainQueue
     }
 
-    /// The context's concurrency type.
+    /// The context's concurrency type. Immutable: read it from any thread.
     public let concurrencyType: ConcurrencyType
     let queue: DispatchQueue
     let state = ContextState()
@@ -78,12 +80,14 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     // MARK: Configuration (thread-safe)
 
     /// A name for debugging (shown in concurrency-violation messages).
+    /// Thread-safe: read and set it from any thread.
     public var name: String? {
         get { settings.withLock { $0.name } }
         set { settings.withLock { $0.name = newValue } }
     }
 
     /// How saves resolve conflicts with changes made elsewhere (default `.error`).
+    /// Thread-safe: read and set it from any thread.
     public var mergePolicy: MergePolicy {
         get { settings.withLock { $0.mergePolicy } }
         set { settings.withLock { $0.mergePolicy = newValue } }
@@ -91,19 +95,21 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// How old (in seconds) cached row values may be before a fault fires from the store again;
     /// negative (the default) means cached values never expire.
+    /// Thread-safe: read and set it from any thread.
     public var stalenessInterval: TimeInterval {
         get { settings.withLock { $0.stalenessInterval } }
         set { settings.withLock { $0.stalenessInterval = newValue } }
     }
 
     /// Whether a fault whose row was deleted elsewhere fires into a deleted object with nil
-    /// values (true, the default) instead of failing.
+    /// values (true, the default) instead of failing. Thread-safe: read and set it from any thread.
     public var shouldDeleteInaccessibleFaults: Bool {
         get { settings.withLock { $0.shouldDeleteInaccessibleFaults } }
         set { settings.withLock { $0.shouldDeleteInaccessibleFaults = newValue } }
     }
 
     /// Whether the context merges its parent's saves automatically.
+    /// Thread-safe: read and set it from any thread.
     public var automaticallyMergesChangesFromParent: Bool {
         get { settings.withLock { $0.automaticallyMergesChangesFromParent } }
         set { settings.withLock { $0.automaticallyMergesChangesFromParent = newValue } }
@@ -121,6 +127,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// Whether registered objects are held strongly even when unchanged (default false: clean
     /// objects live only as long as the app holds them).
+    /// Thread-safe: read and set it from any thread.
     public var retainsRegisteredObjects: Bool {
         get { retainsRegisteredObjectsFlag.load(ordering: .relaxed) }
         set { retainsRegisteredObjectsFlag.store(newValue, ordering: .relaxed) }
@@ -130,6 +137,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// The coordinator of a root context (for a child, its root's coordinator). Setting it
     /// makes this a root context.
+    /// Set it from any thread before the context is first used; read it from any thread.
     public var persistentStoreCoordinator: PersistentStoreCoordinator? {
         get { parentStore.withLock { $0?.store.rootCoordinator } }
         set {
@@ -145,6 +153,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// The parent context of a child context. Setting it makes this a child: its saves go into
     /// the parent, and it fetches through the parent.
+    /// Set it from any thread before the context is first used; read it from any thread.
     public var parent: ManagedObjectContext? {
         get { parentStore.withLock { $0?.parentContext } }
         set {

@@ -7,13 +7,23 @@
 ///   properties take the store's values.
 /// - `.overwrite`: the object's whole state is written, whatever the store holds.
 /// - `.rollback`: the object's changes are discarded in favour of the store's state.
+///
+/// A `Sendable` value: use it on any thread. Set a context's ``ManagedObjectContext/mergePolicy``
+/// on the context's queue.
 public struct MergePolicy: Sendable, Hashable, CustomStringConvertible {
     /// The kinds of policy.
+    ///
+    /// A `Sendable` value: use it on any thread.
     public enum Kind: String, Sendable, Hashable {
+        /// Fail the save with a merge-conflict error (133020) listing each conflict.
         case error
+        /// Per property, the store's changed values win; the object's other changes are kept.
         case mergeByPropertyStoreTrump
+        /// Per property, the object's changed values win; other properties take the store's values.
         case mergeByPropertyObjectTrump
+        /// The object's whole state is written, whatever the store holds.
         case overwrite
+        /// The object's changes are discarded in favour of the store's state.
         case rollback
     }
 

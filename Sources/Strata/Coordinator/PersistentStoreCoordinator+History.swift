@@ -16,6 +16,8 @@ extension Notification.Name {
 /// `.remoteChangeNotificationPost`).
 extension PersistentStoreCoordinator {
     /// User-info keys of `.persistentStoreRemoteChange`.
+    ///
+    /// Constants: use them on any thread.
     public enum RemoteChangeKey {
         /// The ``PersistentHistoryToken`` of the transaction (Core Data's `NSPersistentHistoryTokenKey`).
         public static let historyToken = "historyToken"

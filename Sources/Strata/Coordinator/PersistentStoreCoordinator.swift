@@ -11,6 +11,7 @@ import Synchronization
 public final class PersistentStoreCoordinator: @unchecked Sendable {
     // @unchecked Sendable: the store list is guarded by `storesState`; the model is frozen.
     /// The model the coordinator uses (frozen once a store is added).
+    /// Immutable: read it from any thread.
     public let managedObjectModel: ManagedObjectModel
     private let storesState = StrataLock<[PersistentStore]>([])
     /// Observers of the SQL the coordinator's stores run (test support).
@@ -36,17 +37,18 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
         return PinnedGeneration(states: states)
     }
-    /// A name for debugging.
+    /// A name for debugging. Immutable: read it from any thread.
     public let name: String?
 
     /// Creates a coordinator for `model`. The model is checked and frozen when the first store is added.
+    /// Callable from any thread.
     public init(managedObjectModel model: ManagedObjectModel, name: String? = nil) {
         self.managedObjectModel = model
         self.name = name
         StrataTrace.startFromEnvironment()
     }
 
-    /// The stores added so far.
+    /// The stores added so far. Thread-safe: read it from any thread.
     public var persistentStores: [PersistentStore] { storesState.withLock { $0 } }
 
     /// Adds a store and returns it: an instance of the class registered for `type` (see
@@ -96,6 +98,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     }
 
     /// Removes a store; its connections close. Objects of it in contexts become unusable.
+    /// Thread-safe: call it from any thread.
     public func remove(_ store: PersistentStore) throws {
         let removed = storesState.withLock { stores -> Bool in
             guard let index = stores.firstIndex(where: { $0 === store }) else { return false }
@@ -108,7 +111,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         store.backend.close()
     }
 
-    /// The store at `url`, if added.
+    /// The store at `url`, if added. Thread-safe: call it from any thread.
     public func persistentStore(for url: URL) -> PersistentStore? {
         persistentStores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }
     }
@@ -125,15 +128,16 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         return ManagedObjectID(entity: entity, primaryKey: pk, store: store.backend.token)
     }
 
-    /// The metadata of `store`.
+    /// The metadata of `store`. Thread-safe: call it from any thread.
     public func metadata(for store: PersistentStore) -> [String: any Sendable] { store.metadata }
 
     /// Replaces the app-defined metadata of `store` (Strata's own keys are kept) and writes it.
+    /// Thread-safe: call it from any thread.
     public func setMetadata(_ metadata: [String: any Sendable], for store: PersistentStore) throws {
         try store.backend.setMetadata(metadata)
     }
 
-    /// Reads a SQLite store's metadata without adding it.
+    /// Reads a SQLite store's metadata without adding it. Callable from any thread.
     public static func metadataForPersistentStore(type: StoreType = .sqlite, at url: URL) throws -> [String: any Sendable] {
         guard type == .sqlite else {
             throw StrataError(code: StrataError.Code.persistentStoreInvalidType, message: "Only SQLite stores have metadata on disk", url: url)

@@ -8,6 +8,8 @@ import Foundation
 /// saves (which moves it to the state after its own save), calls `setQueryGenerationFrom` again
 /// (moves forward) or passes `nil` (unpinned). For a SQLite store the pin is a read transaction
 /// held open on a reader connection of its own (Debian's SQLite has no snapshot API).
+///
+/// Tokens are `Sendable`: use them on any thread; pin a context with them on the context's queue.
 public final class QueryGenerationToken: Sendable, Equatable {
     /// "The store's current state", to pin a context to now.
     public static let current = QueryGenerationToken(kind: .current)

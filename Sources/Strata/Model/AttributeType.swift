@@ -16,21 +16,38 @@ import Foundation
 /// | `transformable` | any value its transformer handles | BLOB from the named ``AttributeValueTransformer`` |
 /// | `undefined` | any value | transient attributes only |
 /// | `objectID` | `ManagedObjectID` | expressions and fetched properties only |
+///
+/// A `Sendable` value: use it on any thread.
 public enum AttributeType: String, Sendable, Codable, CaseIterable, Hashable {
+    /// Any value, unchecked; allowed for transient attributes only.
     case undefined
+    /// An `Int16`, stored as an INTEGER and range-checked at save.
     case integer16
+    /// An `Int32`, stored as an INTEGER and range-checked at save.
     case integer32
+    /// An `Int64`, stored as an INTEGER.
     case integer64
+    /// A `Decimal`, stored losslessly as TEXT and compared numerically.
     case decimal
+    /// A `Double`, stored as a REAL (NaN and −0.0 kept).
     case double
+    /// A `Float`, stored as a REAL.
     case float
+    /// A `String`, stored as TEXT.
     case string
+    /// A `Bool`, stored as the INTEGER 0 or 1.
     case boolean
+    /// A `Date`, stored as a REAL: seconds since 2001-01-01, as Core Data stores it.
     case date
+    /// A `Data`, stored as a BLOB (or in a file beside the store with external binary storage).
     case binaryData
+    /// A `UUID`, stored as a BLOB of 16 bytes.
     case uuid
+    /// A `URL`, stored as TEXT (its absolute string).
     case uri
+    /// Any value its named ``AttributeValueTransformer`` handles, stored as the BLOB it makes.
     case transformable
+    /// A ``ManagedObjectID``; for expressions and fetched properties only, never stored.
     case objectID
 
     /// Whether values are integers (`integer16`, `integer32`, `integer64`).

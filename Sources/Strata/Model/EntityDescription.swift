@@ -264,7 +264,10 @@ public final class EntityDescription: EntityIdentity, @unchecked Sendable, Hasha
         return hash.data
     }
 
+    /// Identity: two entity descriptions are equal only when they are the same instance.
+    /// Callable from any thread once the model is frozen.
     public static func == (lhs: EntityDescription, rhs: EntityDescription) -> Bool { lhs === rhs }
+    /// Hashes the instance's identity, consistently with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
     public var description: String { "EntityDescription(\(_name))" }
 }

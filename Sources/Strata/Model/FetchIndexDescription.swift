@@ -4,8 +4,12 @@ import Foundation
 /// `NSFetchIndexDescription`). Immutable and `Sendable`; build it anywhere.
 public struct FetchIndexDescription: Sendable, Hashable {
     /// One property of an index (Core Data's `NSFetchIndexElementDescription`).
+    ///
+    /// A `Sendable` value: use it on any thread.
     public struct Element: Sendable, Hashable {
         /// How the property is indexed (Core Data's `NSFetchIndexElementType`).
+        ///
+        /// A `Sendable` value: use it on any thread.
         public enum CollationType: String, Sendable, Hashable {
             /// An ordinary (B-tree) index.
             case binary

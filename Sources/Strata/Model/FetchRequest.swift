@@ -1,6 +1,8 @@
 import Foundation
 
 /// What a fetch returns (Core Data's `NSFetchRequestResultType`).
+///
+/// A `Sendable` value: use it on any thread.
 public struct FetchRequestResultType: OptionSet, Sendable, Hashable {
     /// The result type's bits (Core Data's values).
     public let rawValue: UInt

@@ -5,6 +5,9 @@ import Foundation
 ///
 /// The result is computed on first access and kept until the object is refreshed; it is not
 /// kept in sync with later changes, as in Core Data.
+///
+/// Configure it before the model is used; once the model is frozen, read it from any queue. Its
+/// results are computed on the source object's context's queue.
 public final class FetchedPropertyDescription: PropertyDescription, @unchecked Sendable {
     /// The request run for each source object, untyped (the typed `fetchRequest` is in
     /// `Objects/FetchedPropertyDescription+Request.swift`).

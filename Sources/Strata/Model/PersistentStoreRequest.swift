@@ -1,6 +1,8 @@
 import Foundation
 
 /// The kinds of request a context executes (Core Data's `NSPersistentStoreRequestType`).
+///
+/// A `Sendable` value: use it on any thread.
 public enum PersistentStoreRequestType: Sendable {
     /// A ``FetchRequest``.
     case fetchRequestType
@@ -26,6 +28,8 @@ public protocol PersistentStoreRequest: AnyObject {
 
 /// What `execute(_:)` returns (Core Data's `NSPersistentStoreResult`): a subclass for each kind
 /// of request, each with a `result`.
+///
+/// Made by `execute(_:)` on the context's queue; see each subclass for what may leave it.
 open class PersistentStoreResult {
     /// Creates a result; subclasses set their own `result`.
     public init() {}
@@ -33,6 +37,9 @@ open class PersistentStoreResult {
 
 /// The result of executing a ``FetchRequest`` with `execute(_:)`: the fetched results, as
 /// `fetch(_:)` returns them.
+///
+/// Returned by `execute(_:)` on the context's queue; managed objects in it stay on that queue (IDs,
+/// dictionaries and counts may go to any thread).
 public final class FetchResult: PersistentStoreResult {
     /// The fetched objects, IDs, dictionaries or count, as an array of the request's result type.
     public let result: Any?

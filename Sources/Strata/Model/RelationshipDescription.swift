@@ -6,6 +6,8 @@ import Foundation
 /// memory at once. Configure it before the model is used; read it from any queue.
 public final class RelationshipDescription: PropertyDescription, @unchecked Sendable {
     /// What happens to the objects at the other end when the source object is deleted.
+    ///
+    /// A `Sendable` value: use it on any thread.
     public enum DeleteRule: String, Sendable, Codable, CaseIterable {
         /// Leave them alone: the relationship keeps a dangling reference, as in Core Data.
         case noAction

@@ -44,6 +44,9 @@ public struct CodableValueTransformer<Value: Codable & Sendable>: AttributeValue
 
 /// The default transformer: property-list values (strings, numbers, booleans, dates, data, and
 /// arrays and dictionaries of them), stored as a binary property list.
+///
+/// `Sendable` and stateless: it transforms values on whatever queue the reading or saving context
+/// runs.
 public struct PropertyListValueTransformer: AttributeValueTransformer {
     /// Creates the transformer.
     public init() {}

@@ -5,6 +5,8 @@ import Foundation
 /// Strata provides conformances for the attribute types (`Int16`, `Int32`, `Int64`, `Int`,
 /// `Decimal`, `Double`, `Float`, `String`, `Bool`, `Date`, `Data`, `UUID`, `URL`) and for
 /// `Optional` of any of them. For `transformable` attributes, conform your own type.
+///
+/// Conversions run on the queue of the context whose object is read or written.
 public protocol AttributeValueConvertible {
     /// Converts a value read with `value(forKey:)` (or `nil`) to this type; `nil` when it cannot.
     static func fromAttributeValue(_ value: Any?) -> Self?
@@ -24,6 +26,8 @@ public protocol AttributeValueConvertible {
 
 /// A value in the form the store keeps it (opaque outside Strata; see
 /// ``AttributeValueConvertible``'s fast-path requirements).
+///
+/// Made and read by Strata on the queue of the context that reads or writes the value.
 public struct StoredAttributeValue {
     let raw: StoredValue
     init(_ raw: StoredValue) { self.raw = raw }

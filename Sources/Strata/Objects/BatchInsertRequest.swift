@@ -1,6 +1,8 @@
 import Foundation
 
 /// What a ``BatchInsertResult`` holds (Core Data's `NSBatchInsertRequestResultType`).
+///
+/// A `Sendable` value: use it on any thread.
 public enum BatchInsertRequestResultType: Sendable {
     /// `result` is `true` when the insert ran.
     case statusOnly
@@ -120,6 +122,9 @@ public final class BatchInsertRequest: PersistentStoreRequest {
 }
 
 /// The result of a ``BatchInsertRequest`` (Core Data's `NSBatchInsertResult`).
+///
+/// Returned by `execute(_:)` on the context's queue; its `result` holds `Sendable` values (a flag,
+/// IDs or a count), which may then go to any thread.
 public final class BatchInsertResult: PersistentStoreResult {
     /// `true`, the `[ManagedObjectID]` of the written rows, or their number (`Int`), as
     /// ``resultType`` says.

@@ -8,6 +8,9 @@ import Foundation
 /// `FetchRequest<Any>` or `FetchRequest<AnyObject>` works too); the protocol names the four
 /// kinds of result, as in Core Data, and lets a request be typed `FetchRequest<any
 /// FetchRequestResult>` when one request is run with several result types.
+///
+/// A marker protocol; each conforming value says where it may be used (managed objects on their
+/// context's queue, object IDs, dictionaries and numbers on any thread).
 public protocol FetchRequestResult {}
 
 extension ManagedObject: FetchRequestResult {}

@@ -8,6 +8,7 @@ import Foundation
 extension ManagedObject {
     /// The value of the property `key`, loading the object's values first if it is a fault.
     /// An unknown key returns `nil` and records the problem for the next `save()`.
+    /// Call on the object's context's queue.
     public func value(forKey key: String) -> Any? {
         checkAccess("value(forKey:)")
         guard let slot = entity.layout.slot(forKey: key) else {
@@ -19,7 +20,7 @@ extension ManagedObject {
 
     /// Sets the property `key`, keeping relationship inverses in step. A value of the wrong type,
     /// an unknown key or an unusable number is not stored: the problem is recorded and the next
-    /// `save()` throws it (this API cannot throw).
+    /// `save()` throws it (this API cannot throw). Call on the object's context's queue.
     public func setValue(_ value: Any?, forKey key: String) {
         checkAccess("setValue(_:forKey:)")
         guard let slot = entity.layout.slot(forKey: key) else {
@@ -31,6 +32,7 @@ extension ManagedObject {
 
     /// The value at a dotted key path (`"department.name"`): each step through a to-one.
     /// A to-many step returns the set (or array) of values of the rest of the path.
+    /// Call on the object's context's queue.
     public func value(forKeyPath keyPath: String) -> Any? {
         checkAccess("value(forKeyPath:)")
         let components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
@@ -38,7 +40,7 @@ extension ManagedObject {
     }
 
     /// The value of `key` without side effects on change tracking (Core Data's primitive
-    /// accessor); reads the same storage as `value(forKey:)`.
+    /// accessor); reads the same storage as `value(forKey:)`. Call on the object's context's queue.
     public func primitiveValue(forKey key: String) -> Any? {
         checkAccess("primitiveValue(forKey:)")
         guard let slot = entity.layout.slot(forKey: key) else {
@@ -49,7 +51,7 @@ extension ManagedObject {
     }
 
     /// Sets `key` without maintaining relationship inverses (Core Data's primitive setter). The
-    /// change is still tracked and saved.
+    /// change is still tracked and saved. Call on the object's context's queue.
     public func setPrimitiveValue(_ value: Any?, forKey key: String) {
         checkAccess("setPrimitiveValue(_:forKey:)")
         guard let slot = entity.layout.slot(forKey: key) else {
@@ -61,7 +63,7 @@ extension ManagedObject {
 
     /// The changed persistent properties and their new values, since the object was loaded or
     /// last saved (transient attributes and relationships are tracked, but not listed here, as
-    /// in Core Data).
+    /// in Core Data). Call on the object's context's queue.
     public func changedValues() -> [String: Any] {
         checkAccess("changedValues()")
         var result: [String: Any] = [:]
@@ -75,7 +77,7 @@ extension ManagedObject {
 
     /// The values of `keys` (all stored properties when `nil`: no transient attribute or
     /// relationship) as last loaded from or saved to the parent store; `NSNull()` for nil. An
-    /// inserted object has no committed values.
+    /// inserted object has no committed values. Call on the object's context's queue.
     public func committedValues(forKeys keys: [String]?) -> [String: Any] {
         checkAccess("committedValues(forKeys:)")
         fireFaultIfNeeded()

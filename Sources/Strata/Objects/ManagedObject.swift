@@ -19,13 +19,15 @@ import Foundation
 /// Subclasses may override the lifecycle hooks (`awakeFromInsert()`, `willSave()`, …) and the
 /// validation methods; they must keep `init(entity:insertInto:)` (it is `required`).
 open class ManagedObject: Hashable, CustomStringConvertible {
-    /// The object's entity.
+    /// The object's entity. Immutable: read it from any thread.
     public let entity: EntityDescription
     #if DEBUG
-    /// The object's ID: temporary until the object is saved, then permanent.
+    /// The object's ID: temporary until the object is saved, then permanent. Read it on the
+    /// object's context's queue (a save changes it); the ID itself is `Sendable`.
     public internal(set) var objectID: ManagedObjectID
     #else
-    /// The object's ID: temporary until the object is saved, then permanent. (Read on every
+    /// The object's ID: temporary until the object is saved, then permanent. Read it on the
+    /// object's context's queue (a save changes it); the ID itself is `Sendable`. (Read on every
     /// access path: exempt from the runtime's exclusivity checks, see the fields below.)
     @exclusivity(unchecked) public internal(set) var objectID: ManagedObjectID
     #endif
@@ -135,39 +137,44 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // MARK: State
 
     /// The context the object belongs to, or `nil` once it was removed (or never inserted).
+    /// Read it on the object's context's queue.
     public var managedObjectContext: ManagedObjectContext? { link?.publicContext }
 
-    /// Whether the object was inserted and not yet saved.
+    /// Whether the object was inserted and not yet saved. Read it on the object's context's queue.
     public var isInserted: Bool {
         checkAccess("isInserted")
         return change == .inserted
     }
 
     /// Whether the object has unsaved changes to its properties.
+    /// Read it on the object's context's queue.
     public var isUpdated: Bool {
         checkAccess("isUpdated")
         return change == .updated
     }
 
     /// Whether the object was deleted and the deletion not yet saved.
+    /// Read it on the object's context's queue.
     public var isDeleted: Bool {
         checkAccess("isDeleted")
         return change == .deleted
     }
 
     /// Whether the object's values are not loaded yet (reading any property loads them).
+    /// Read it on the object's context's queue.
     public var isFault: Bool {
         checkAccess("isFault")
         return isFaultStorage
     }
 
-    /// Whether the object is inserted, updated or deleted.
+    /// Whether the object is inserted, updated or deleted. Read it on the object's context's queue.
     public var hasChanges: Bool {
         checkAccess("hasChanges")
         return change != .none
     }
 
     /// Whether any stored property differs from its committed value.
+    /// Read it on the object's context's queue.
     public var hasPersistentChangedValues: Bool {
         checkAccess("hasPersistentChangedValues")
         return !changedValues().isEmpty
@@ -195,10 +202,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     // MARK: Hashable (identity)
 
+    /// Identity: two managed objects are equal only when they are the same instance (one context
+    /// holds one object per ID; the same row in two contexts is two objects). Compare
+    /// ``objectID``s to compare rows. Use it on the objects' context's queue.
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+    /// Hashes the instance's identity, consistently with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     /// The entity, the ID, and the values unless the object is a fault.
+    /// Read it on the object's context's queue.
     open var description: String {
         if isFaultStorage { return "<\(entity.name) \(objectID.uriRepresentation().absoluteString) (fault)>" }
         let values = entity.layout.storedAttributes.enumerated().map { slot, attribute -> String in
@@ -211,21 +223,24 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // MARK: Lifecycle hooks (override points; the base versions do nothing)
 
     /// Called once, right after the object is inserted into a context. Set initial values here.
+    /// Called on the context's queue.
     open func awakeFromInsert() {}
     /// Called when the object's values are loaded from its parent store.
+    /// Called on the context's queue.
     open func awakeFromFetch() {}
     /// Called after a snapshot change (merge, refresh with `mergeChanges: true`).
+    /// Called on the context's queue.
     open func awakeFromSnapshotEvents() {}
     /// Called at the start of a save for each inserted, updated or deleted object. It may change
-    /// values; objects it changes get one more call, up to a bound.
+    /// values; objects it changes get one more call, up to a bound. Called on the context's queue.
     open func willSave() {}
-    /// Called after a save succeeded, for each object it wrote.
+    /// Called after a save succeeded, for each object it wrote. Called on the context's queue.
     open func didSave() {}
-    /// Called when the object is deleted, before delete rules run.
+    /// Called when the object is deleted, before delete rules run. Called on the context's queue.
     open func prepareForDeletion() {}
-    /// Called before the object turns (back) into a fault.
+    /// Called before the object turns (back) into a fault. Called on the context's queue.
     open func willTurnIntoFault() {}
-    /// Called after the object turned (back) into a fault.
+    /// Called after the object turned (back) into a fault. Called on the context's queue.
     open func didTurnIntoFault() {}
 
     // MARK: Validation (override points; call `super` to keep the model's rules)
@@ -236,10 +251,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// error) to refuse the save. Called by `save()` on the context's queue; you may call it too.
     open func validateForInsert() throws { try validateProperties() }
     /// Validates the object before an update is saved, like ``validateForInsert()``.
+    /// Called on the context's queue.
     open func validateForUpdate() throws { try validateProperties() }
     /// Validates the object before its delete is saved: a `deny` relationship that still holds
     /// objects refuses it (code 1600, naming the object and the relationship). Override to add
-    /// rules; call `super`.
+    /// rules; call `super`. Called on the context's queue.
     open func validateForDelete() throws { try validateDenyRules() }
 
     /// Validates one value for the property `key` against the model's rules (required, type

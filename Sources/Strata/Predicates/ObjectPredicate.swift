@@ -112,6 +112,8 @@ public final class ObjectPredicate: Sendable, Hashable, CustomStringConvertible 
     // MARK: Comparison builders
 
     /// The operators of ``comparison(_:_:_:options:modifier:)``.
+    ///
+    /// A `Sendable` value: use it on any thread.
     public enum Operator: String, Sendable {
         /// `==`: equal (nil equals only nil).
         case equalTo = "=="
@@ -142,6 +144,8 @@ public final class ObjectPredicate: Sendable, Hashable, CustomStringConvertible 
     }
 
     /// Options of a comparison (Core Data's `NSComparisonPredicate.Options`).
+    ///
+    /// A `Sendable` value: use it on any thread.
     public struct Options: OptionSet, Sendable {
         /// The option bits.
         public let rawValue: UInt8
@@ -156,6 +160,8 @@ public final class ObjectPredicate: Sendable, Hashable, CustomStringConvertible 
     }
 
     /// How a comparison treats a to-many left side (Core Data's `NSComparisonPredicate.Modifier`).
+    ///
+    /// A `Sendable` value: use it on any thread.
     public enum Modifier: String, Sendable {
         /// Compare the value itself.
         case direct

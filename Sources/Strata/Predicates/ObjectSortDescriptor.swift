@@ -10,6 +10,8 @@ import Foundation
 /// Immutable and `Sendable`.
 public struct ObjectSortDescriptor: Sendable, Hashable, CustomStringConvertible {
     /// How values are compared.
+    ///
+    /// A `Sendable` value: use it on any thread.
     public enum Comparator: String, Sendable, Hashable {
         /// The natural order of the values (strings byte-wise by UTF-8, as `compare:`).
         case `default`

@@ -69,6 +69,8 @@ enum ComparisonOperator: String, Hashable, Sendable {
 }
 
 /// One comparison: `modifier lhs op[options] rhs`.
+///
+/// A `Sendable` value: use it on any thread.
 public struct ComparisonNode: Hashable, Sendable {
     var modifier: ComparisonModifier
     /// The left-hand expression.
@@ -87,6 +89,8 @@ public struct ComparisonNode: Hashable, Sendable {
 }
 
 /// The parsed form of an expression (see ``PredicateNode``). Public and read-only.
+///
+/// A `Sendable` value: use it on any thread.
 public indirect enum ExpressionNode: Hashable, Sendable {
     /// A constant value.
     case constant(PredicateValue)

@@ -9,11 +9,11 @@ import Foundation
 /// main thread for a main-queue context). Every entry point is checked by the concurrency debug
 /// mode (`STRATA_CONCURRENCY_DEBUG=1`). A controller is not `Sendable`.
 open class AnyFetchedResultsController: ContextChangeListener {
-    /// The context the controller fetches in and follows.
+    /// The context the controller fetches in and follows. Immutable.
     public let managedObjectContext: ManagedObjectContext
-    /// The key path whose value names each object's section, or `nil` for one section.
+    /// The key path whose value names each object's section, or `nil` for one section. Immutable.
     public let sectionNameKeyPath: String?
-    /// The name of the on-disk cache of the section layout, or `nil` for none.
+    /// The name of the on-disk cache of the section layout, or `nil` for none. Immutable.
     public let cacheName: String?
     /// Who hears of changes to the results (held weakly, as in Core Data). Without one the
     /// controller does not track changes (Core Data's "no tracking" mode): its results stay

@@ -14,14 +14,14 @@ import Foundation
 ///
 /// **Queue.** Create, fetch, read and receive delegate calls on the context's queue.
 open class FetchedResultsController<ResultType: ManagedObject>: AnyFetchedResultsController {
-    /// The request the controller runs (changing it after ``performFetch()`` takes effect at
-    /// the next ``performFetch()``).
+    /// The request the controller runs (changing it after ``AnyFetchedResultsController/performFetch()`` takes effect at
+    /// the next ``AnyFetchedResultsController/performFetch()``).
     public let fetchRequest: FetchRequest<ResultType>
 
     /// Creates a controller for `fetchRequest` (which needs at least one sort descriptor) in
     /// `context`. `sectionNameKeyPath` splits the results into sections; `cacheName` keeps the
-    /// section layout on disk so the next ``performFetch()`` with the same request can reuse it.
-    /// Nothing is fetched until ``performFetch()``. Call on the context's queue.
+    /// section layout on disk so the next ``AnyFetchedResultsController/performFetch()`` with the same request can reuse it.
+    /// Nothing is fetched until ``AnyFetchedResultsController/performFetch()``. Call on the context's queue.
     public init(fetchRequest: FetchRequest<ResultType>, managedObjectContext context: ManagedObjectContext, sectionNameKeyPath: String?, cacheName: String?) {
         self.fetchRequest = fetchRequest
         let request = Request(
@@ -45,7 +45,7 @@ open class FetchedResultsController<ResultType: ManagedObject>: AnyFetchedResult
         super.init(request: request, context: context, sectionNameKeyPath: sectionNameKeyPath, cacheName: cacheName)
     }
 
-    /// The results in order (section after section); `nil` before ``performFetch()``. Call on
+    /// The results in order (section after section); `nil` before ``AnyFetchedResultsController/performFetch()``. Call on
     /// the context's queue.
     public var fetchedObjects: [ResultType]? {
         managedObjectContext.checkAccess("fetchedObjects")

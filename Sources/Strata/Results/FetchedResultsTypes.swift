@@ -2,6 +2,8 @@ import Foundation
 
 /// What happened to an object or a section of a fetched-results controller's results (Core
 /// Data's `NSFetchedResultsChangeType`, with the same raw values).
+///
+/// A `Sendable` value: use it on any thread.
 public enum FetchedResultsChangeType: UInt, Sendable {
     /// The object or section is new: it is at the new index path.
     case insert = 1

@@ -1,6 +1,8 @@
 import Foundation
 
 /// What a ``BatchUpdateResult`` holds (Core Data's `NSBatchUpdateRequestResultType`).
+///
+/// A `Sendable` value: use it on any thread.
 public enum BatchUpdateRequestResultType: Sendable {
     /// `result` is `true` when the update ran.
     case statusOnlyResultType
@@ -64,6 +66,9 @@ public final class BatchUpdateRequest: PersistentStoreRequest {
 }
 
 /// The result of a ``BatchUpdateRequest`` (Core Data's `NSBatchUpdateResult`).
+///
+/// Returned by `execute(_:)` on the context's queue; its `result` holds `Sendable` values (a flag,
+/// IDs or a count), which may then go to any thread.
 public final class BatchUpdateResult: PersistentStoreResult {
     /// `true`, the `[ManagedObjectID]` of the updated rows, or their number (`Int`), as
     /// ``resultType`` says.

@@ -7,7 +7,7 @@ import Foundation
 ///
 /// Nodes are immutable and `Sendable`: they are what crosses queues when a context fetches,
 /// fires a fault or merges a save. Inside, attribute values are in stored form (see
-/// ``AttributeCodec``) in the slot order of the entity's layout; stores outside Strata make and
+/// `AttributeCodec`) in the slot order of the entity's layout; stores outside Strata make and
 /// read nodes by property name (``init(objectID:values:version:)``, ``value(forKey:)``).
 public final class IncrementalStoreNode: Sendable {
     /// The object the values belong to.

@@ -7,15 +7,17 @@ import StrataLocks
 /// path instead of travelling beside it.
 ///
 /// Who honours what:
-/// - ``generation``: the stores (the SQLite store reads on the generation's held connection,
+/// - `generation`: the stores (the SQLite store reads on the generation's held connection,
 ///   the in-memory store reads its frozen state); the coordinator keeps such reads out of the
 ///   row cache. Set by `PinnedParentStore`, the parent store of a pinned context.
-/// - ``rowCache`` and ``maxAge``: the coordinator, which owns the row cache. Contexts choose
+/// - `rowCache` and `maxAge`: the coordinator, which owns the row cache. Contexts choose
 ///   them; a parent context passes its child's options on to its own parent.
-/// - ``watcher``: the stores, which report the rows a fetch reads to it and stop when it is
+/// - `watcher`: the stores, which report the rows a fetch reads to it and stop when it is
 ///   cancelled. Set by an asynchronous fetch; a parent context passes it on.
 ///
 /// A small value (four words), passed by value: making one never allocates.
+///
+/// A `Sendable` value: use it on any thread.
 public struct ReadOptions: Sendable {
     /// The query generation to read through (Core Data's pinned `NSQueryGenerationToken`), or
     /// nil to read the stores' current state. A read through a generation neither answers

@@ -1,5 +1,7 @@
 /// Keys of the metadata dictionary that Strata maintains, also reachable as
 /// `PersistentStore.MetadataKey`. Every store writes them into the metadata it returns.
+///
+/// Constants: use them on any thread.
 public enum StoreMetadataKey {
     /// The store's unique identifier (`NSStoreUUIDKey`).
     public static let storeUUID = "NSStoreUUID"

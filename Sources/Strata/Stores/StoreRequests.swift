@@ -63,6 +63,8 @@ public struct SaveChangesRequest: @unchecked Sendable {
     public var toManyChanges: [ToManyChange] { changes.toManyChanges.map(ToManyChange.init) }
 
     /// One updated object.
+    ///
+    /// A `Sendable` value: use it on any thread.
     public struct Update: @unchecked Sendable {
         // @unchecked Sendable: immutable; holds a frozen model description.
         let change: RowChange
@@ -87,6 +89,8 @@ public struct SaveChangesRequest: @unchecked Sendable {
     }
 
     /// One deleted object.
+    ///
+    /// A `Sendable` value: use it on any thread.
     public struct Deletion: Sendable {
         /// The object deleted.
         public let objectID: ManagedObjectID
@@ -103,6 +107,8 @@ public struct SaveChangesRequest: @unchecked Sendable {
     }
 
     /// The new members of one to-many relationship of one object.
+    ///
+    /// A `Sendable` value: use it on any thread.
     public struct ToManyChange: @unchecked Sendable {
         // @unchecked Sendable: immutable; holds a frozen model description.
         /// The object whose relationship changed.
@@ -128,6 +134,8 @@ public struct SaveChangesRequest: @unchecked Sendable {
 
 /// What a save did: the permanent ID of every inserted object and the new version of every
 /// inserted and updated row.
+///
+/// A `Sendable` value: use it on any thread.
 public struct SaveChangesResult: Sendable {
     /// Temporary IDs of inserted objects and the permanent IDs they received (a permanent ID
     /// maps to itself).
@@ -145,6 +153,8 @@ public struct SaveChangesResult: Sendable {
 }
 
 /// What a store keeps for one pinned query generation (a held read transaction, a frozen copy).
+///
+/// Conforming types are `Sendable`: a pin is made on one thread and released on another.
 public protocol PinnedStoreState: AnyObject, Sendable {
     /// Releases the held state; called once.
     func release()

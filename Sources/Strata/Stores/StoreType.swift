@@ -1,4 +1,6 @@
 /// The kind of a persistent store (Core Data's `NSPersistentStore.StoreType`).
+///
+/// A `Sendable` value: use it on any thread.
 public struct StoreType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The type's name, as recorded in store metadata.
     public let rawValue: String
@@ -16,6 +18,8 @@ public struct StoreType: RawRepresentable, Hashable, Sendable, CustomStringConve
 
 /// Option keys for `addPersistentStore(type:configuration:at:options:)` and
 /// `PersistentStoreDescription.setOption(_:forKey:)`. Core Data's keys keep Core Data's names.
+///
+/// Constants: use them on any thread.
 public enum PersistentStoreOption {
     /// `Bool`: open the store read-only; saves then fail with a clear error.
     public static let readOnly = "NSReadOnlyPersistentStoreOption"

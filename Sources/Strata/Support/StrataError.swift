@@ -92,6 +92,8 @@ public struct StrataError: Error, Sendable, CustomStringConvertible, LocalizedEr
 extension StrataError {
     /// Core Data's error codes, under their Core Data names without the `NS` prefix and the
     /// `Error` suffix.
+    ///
+    /// Constants: use them on any thread.
     public enum Code {
         /// The operation was cancelled (Cocoa's `NSUserCancelledError`, 3072): an asynchronous
         /// fetch cancelled before its completion ran.

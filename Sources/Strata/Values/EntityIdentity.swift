@@ -5,6 +5,8 @@
 /// everything below the model that passes IDs around (stores, errors, plans), does not depend on
 /// the model; ``ManagedObjectID/entity`` turns it back into the `EntityDescription`. You never
 /// use this class directly.
+///
+/// Immutable once its model is frozen, and `Sendable`: read it from any thread.
 public class EntityIdentity: @unchecked Sendable {
     // @unchecked Sendable: no stored state; subclasses say why they are Sendable.
     init() {}

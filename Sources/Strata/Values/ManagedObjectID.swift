@@ -96,6 +96,9 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
         return URL(string: text) ?? URL(fileURLWithPath: "/")
     }
 
+    /// Whether two IDs name the same object: the same key in the same store (or both temporary
+    /// with the same key), and the same entity or two entities of one inheritance tree (whose
+    /// rows share a key space). Any thread.
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
         guard lhs.rawKey == rhs.rawKey, lhs.store === rhs.store else { return false }
         if lhs.entityIdentity === rhs.entityIdentity { return true }
@@ -104,6 +107,7 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
         return lhs.entityIdentity.sharesKeys(with: rhs.entityIdentity)
     }
 
+    /// Hashes the row key, consistently with `==`. Any thread.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(store == nil ? ~rawKey : rawKey)
     }

@@ -2,6 +2,8 @@ import Foundation
 
 /// What an entity mapping does with the source entity's instances (Core Data's
 /// `NSEntityMappingType`).
+///
+/// A `Sendable` value: use it on any thread.
 public enum EntityMappingType: String, Sendable, Hashable {
     /// Not yet decided; a mapping model with such a mapping is refused.
     case undefined

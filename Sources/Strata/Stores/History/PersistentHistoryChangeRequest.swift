@@ -1,6 +1,8 @@
 import Foundation
 
 /// What a ``PersistentHistoryResult`` holds (Core Data's `NSPersistentHistoryResultType`).
+///
+/// A `Sendable` value: use it on any thread.
 public enum PersistentHistoryResultType: Sendable, Hashable {
     /// `result` is `true` when the request ran.
     case statusOnly
@@ -87,6 +89,9 @@ public final class PersistentHistoryChangeRequest: PersistentStoreRequest {
 }
 
 /// The result of a ``PersistentHistoryChangeRequest`` (Core Data's `NSPersistentHistoryResult`).
+///
+/// Returned by `execute(_:)` on the context's queue; its transactions are `Sendable` and may then
+/// go to any thread.
 public final class PersistentHistoryResult: PersistentStoreResult {
     /// `[PersistentHistoryTransaction]`, a count (`Int`) or `true`, as ``resultType`` says.
     public let result: Any?

@@ -1,6 +1,8 @@
 import Foundation
 
 /// The kind of a ``PersistentHistoryChange`` (Core Data's `NSPersistentHistoryChangeType`).
+///
+/// A `Sendable` value: use it on any thread.
 public enum PersistentHistoryChangeType: Int, Sendable, Hashable {
     /// The object was inserted.
     case insert = 0
