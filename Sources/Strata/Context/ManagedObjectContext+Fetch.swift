@@ -11,8 +11,8 @@ extension ManagedObjectContext {
         checkAccess("fetch(_:)")
         let entity = try resolveEntity(of: request)
         return try StrataTrace.span(
-            "fetch \(entity.name)", .fetch, arguments: Self.traceArguments(of: request), outcome: { ["results": .number($0.count)] }
-        ) { try fetchResolved(request, entity: entity) }
+            "fetch \(entity.name)", .fetch, arguments: Self.traceArguments(of: request), outcome: { ["results": .number($0.count)] },
+            body: { try fetchResolved(request, entity: entity) })
     }
 
     /// A fetch request as the arguments of its span in a ``StrataTrace`` recording.
@@ -79,13 +79,15 @@ extension ManagedObjectContext {
     public func count<T>(for request: FetchRequest<T>) throws -> Int {
         checkAccess("count(for:)")
         let entity = try resolveEntity(of: request)
-        return try StrataTrace.span("count \(entity.name)", .fetch, arguments: Self.traceArguments(of: request), outcome: { ["count": .number($0)] }) {
-            let plan = try makePlan(request, entity: entity, kind: .count)
-            if request.includesPendingChanges, hasPendingChanges(for: plan) {
-                return try mergedIDs(plan, request: request).count
-            }
-            return try requireParentStore().count(plan, options: .default)
-        }
+        return try StrataTrace.span(
+            "count \(entity.name)", .fetch, arguments: Self.traceArguments(of: request), outcome: { ["count": .number($0)] },
+            body: {
+                let plan = try makePlan(request, entity: entity, kind: .count)
+                if request.includesPendingChanges, hasPendingChanges(for: plan) {
+                    return try mergedIDs(plan, request: request).count
+                }
+                return try requireParentStore().count(plan, options: .default)
+            })
     }
 
     func resolveEntity<T>(of request: FetchRequest<T>) throws -> EntityDescription {

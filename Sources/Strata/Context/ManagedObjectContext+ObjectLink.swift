@@ -40,11 +40,11 @@ extension ManagedObjectContext: ObjectContextLink {
         }
         let snapshots: [RowSnapshot] = try StrataTrace.span(
             "fault \(object.entity.name)", .fault, arguments: ["key": .number(Int(object.objectID.primaryKey ?? 0))],
-            outcome: { ["rows": .number($0.count)] }
-        ) {
-            if object.faultBatch != nil { return try loadBatch(batchFaultingIDs(around: object)) }
-            return try requireParentStore().snapshots(for: [object.objectID], options: ReadOptions(maxAge: staleness))
-        }
+            outcome: { ["rows": .number($0.count)] },
+            body: {
+                if object.faultBatch != nil { return try loadBatch(batchFaultingIDs(around: object)) }
+                return try requireParentStore().snapshots(for: [object.objectID], options: ReadOptions(maxAge: staleness))
+            })
         // Batch faulting: `loadBatch` gave the other faults of the batch their rows too. (An
         // answer may carry the permanent ID that replaced the object's temporary one.)
         let row = snapshots.first { $0.objectID == object.objectID } ?? snapshots.first { findRegistered($0.objectID) === object }

@@ -21,8 +21,8 @@ extension ManagedObjectContext {
             outcome: { changes in
                 guard let changes else { return ["changes": .number(0)] }
                 return ["inserted": .number(changes.inserted.count), "updated": .number(changes.updated.count), "deleted": .number(changes.deleted.count)]
-            }
-        ) { try saveChanges() }
+            },
+            body: { try saveChanges() })
     }
 
     /// `save()`'s work; returns what the did-save notification reported (`nil`: nothing to save).

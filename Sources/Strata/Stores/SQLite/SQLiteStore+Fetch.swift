@@ -11,15 +11,16 @@ extension SQLiteStore {
         return plan
     }
 
-    /// Runs `body` (a statement's execution) inside an SQL span of a ``StrataTrace`` recording.
-    private func traced<T>(_ sql: String, outcome: (T) -> [String: TraceValue], _ body: () throws -> T) rethrows -> T {
-        try StrataTrace.span("SQL", .sql, arguments: ["sql": .text(sql)], outcome: outcome, body)
+    /// Runs `body` (a statement's execution) inside an SQL span of a ``StrataTrace`` recording,
+    /// whose `label` argument is the result's `count`.
+    private func traced<T>(_ sql: String, _ label: String, _ count: KeyPath<T, Int>, _ body: () throws -> T) rethrows -> T {
+        try StrataTrace.span("SQL", .sql, arguments: ["sql": .text(sql)], outcome: { [label: .number($0[keyPath: count])] }, body: body)
     }
 
     func fetchRows(_ plan: FetchPlan, options: ReadOptions) throws -> [RowSnapshot] {
         let sql = try fetchSQL.rows(stored(plan))
         do {
-            return try traced(sql.text, outcome: { ["rows": .number($0.count)] }) {
+            return try traced(sql.text, "rows", \.count) {
                 try pool.withReader(options) { connection in
                     let statement = try connection.cachedStatement(sql.text)
                     var rows: [RowSnapshot] = []
@@ -47,7 +48,7 @@ extension SQLiteStore {
     func fetchIDs(_ plan: FetchPlan, options: ReadOptions) throws -> [ManagedObjectID] {
         let sql = try fetchSQL.objectIDs(stored(plan))
         do {
-            return try traced(sql.text, outcome: { ["rows": .number($0.count)] }) {
+            return try traced(sql.text, "rows", \.count) {
                 try pool.withReader(options) { connection in
                     let statement = try connection.cachedStatement(sql.text)
                     var ids: [ManagedObjectID] = []
@@ -72,7 +73,7 @@ extension SQLiteStore {
     func fetchIDList(_ plan: FetchPlan, options: ReadOptions) throws -> ObjectIDList {
         let sql = try fetchSQL.objectIDs(stored(plan))
         do {
-            return try traced(sql.text, outcome: { ["rows": .number($0.count)] }) {
+            return try traced(sql.text, "rows", \.count) {
                 try pool.withReader(options) { connection in
                     let statement = try connection.cachedStatement(sql.text)
                     var list = ObjectIDList(entity: plan.entity, store: token, model: model)
@@ -93,7 +94,7 @@ extension SQLiteStore {
     func count(_ plan: FetchPlan, options: ReadOptions) throws -> Int {
         let sql = try fetchSQL.count(stored(plan))
         do {
-            return try traced(sql.text, outcome: { ["count": .number($0)] }) {
+            return try traced(sql.text, "count", \.self) {
                 try pool.withReader(options) { connection in
                     let statement = try connection.cachedStatement(sql.text)
                     var count = 0

@@ -19,8 +19,7 @@ extension SQLiteStore {
         do {
             return try StrataTrace.span(
                 "SQL", .sql, arguments: ["sql": .text("rows by key from \(groups.map(\.table).joined(separator: ", "))"), "keys": .number(ids.count)],
-                outcome: { ["rows": .number($0.count)] }
-            ) { try readRows(of: groups, count: ids.count, options: options) }
+                outcome: { ["rows": .number($0.count)] }, body: { try readRows(of: groups, count: ids.count, options: options) })
         } catch {
             throw wrap(error, "Loading rows")
         }

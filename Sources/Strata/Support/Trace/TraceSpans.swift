@@ -11,12 +11,21 @@ extension StrataTrace {
     }
 
     /// Runs `body` inside a span named `name` on the current track; `arguments` is evaluated
-    /// only when recording, and `outcome` adds arguments from the result (a row count). A
-    /// thrown error is recorded in the span's `error` argument and rethrown.
+    /// only when recording. A thrown error is recorded in the span's `error` argument and
+    /// rethrown.
+    @inline(__always) @discardableResult
+    static func span<T>(_ name: @autoclosure () -> String, _ category: Category, arguments: @autoclosure () -> [String: TraceValue] = [:], _ body: () throws -> T)
+        rethrows -> T
+    {
+        guard let session = active else { return try body() }
+        return try recordSpan(session, name(), category, arguments(), { _ in [:] }, body)
+    }
+
+    /// ``span(_:_:arguments:_:)`` where `outcome` adds arguments from the result (a row count).
     @inline(__always) @discardableResult
     static func span<T>(
         _ name: @autoclosure () -> String, _ category: Category, arguments: @autoclosure () -> [String: TraceValue] = [:],
-        outcome: (T) -> [String: TraceValue] = { _ in [:] }, _ body: () throws -> T
+        outcome: (T) -> [String: TraceValue], body: () throws -> T
     ) rethrows -> T {
         guard let session = active else { return try body() }
         return try recordSpan(session, name(), category, arguments(), outcome, body)
