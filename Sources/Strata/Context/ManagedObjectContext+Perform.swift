@@ -71,7 +71,7 @@ extension ManagedObjectContext {
 
     /// Runs a block as the context's owner, then ends the "event" (pending-change processing);
     /// in a ``StrataTrace`` recording, a span named `spanName` on the context's track.
-    private func runOwned<T>(_ spanName: String, _ block: () throws -> T) rethrows -> T {
+    private func runOwned<T>(_ spanName: StaticString, _ block: () throws -> T) rethrows -> T {
         try QueueOwnership.withOwnership(of: ownershipToken) {
             try StrataTrace.onTrack(traceTrack, named: traceTrackName, span: spanName) {
                 defer { endOfEvent() }

@@ -19,8 +19,8 @@ extension ManagedObjectContext {
         try StrataTrace.span(
             parent == nil ? "save" : "save into parent", .save,
             outcome: { changes in
-                guard let changes else { return ["changes": .number(0)] }
-                return ["inserted": .number(changes.inserted.count), "updated": .number(changes.updated.count), "deleted": .number(changes.deleted.count)]
+                guard let changes else { return [.number("changes", 0)] }
+                return [.number("inserted", changes.inserted.count), .number("updated", changes.updated.count), .number("deleted", changes.deleted.count)]
             },
             body: { try saveChanges() })
     }

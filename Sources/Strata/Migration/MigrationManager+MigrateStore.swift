@@ -69,7 +69,9 @@ extension MigrationManager {
                 try destinationContext.performAndWait {
                     try StrataTrace.span(
                         "custom migration", .migration,
-                        arguments: ["source": .text(sourceURL.path), "destination": .text(destinationURL.path), "entityMappings": .number(mapping.entityMappings.count)]
+                        arguments: [
+                            .text("source", sourceURL.path), .text("destination", destinationURL.path), .number("entityMappings", mapping.entityMappings.count),
+                        ]
                     ) { try runPasses(of: mapping, source: sourceContext, destination: destinationContext) }
                 }
             }

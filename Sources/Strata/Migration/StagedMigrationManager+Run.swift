@@ -28,8 +28,8 @@ extension StagedMigrationManager {
                 let kind: String
                 if case .custom = step { kind = "custom" } else { kind = "lightweight" }
                 try StrataTrace.span(
-                    "migration stage \(index + 1) (\(kind))", .migration,
-                    arguments: ["from": .text(plan.versions[index].checksum), "to": .text(plan.versions[index + 1].checksum), "store": .text(url.path)]
+                    "migration stage", .migration, detail: "\(index + 1) (\(kind))",
+                    arguments: [.text("from", plan.versions[index].checksum), .text("to", plan.versions[index + 1].checksum), .text("store", url.path)]
                 ) {
                     switch step {
                     case .lightweight:

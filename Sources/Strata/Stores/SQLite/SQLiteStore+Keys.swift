@@ -18,8 +18,8 @@ extension SQLiteStore {
         let groups = keyGroups(of: ids)
         do {
             return try StrataTrace.span(
-                "SQL", .sql, arguments: ["sql": .text("rows by key from \(groups.map(\.table).joined(separator: ", "))"), "keys": .number(ids.count)],
-                outcome: { ["rows": .number($0.count)] }, body: { try readRows(of: groups, count: ids.count, options: options) })
+                "SQL", .sql, arguments: [.text("sql", "rows by key from \(groups.map(\.table).joined(separator: ", "))"), .number("keys", ids.count)],
+                outcome: { [.number("rows", $0.count)] }, body: { try readRows(of: groups, count: ids.count, options: options) })
         } catch {
             throw wrap(error, "Loading rows")
         }

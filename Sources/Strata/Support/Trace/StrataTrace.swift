@@ -14,36 +14,40 @@ import Synchronization
 /// relaxed atomic load. All methods are callable from any thread.
 public enum StrataTrace {
     /// The most events a recording keeps unless told otherwise (about 150 bytes each in the
-    /// file); later ones are counted as dropped in the file's `otherData`.
+    /// file); later ones are counted as dropped in the file's `otherData`. Threads hand events
+    /// over in batches of a few hundred, so a recording may end up to one batch a thread short
+    /// of the limit.
     public static let defaultMaximumEvents = 5_000_000
 
-    private static let recording = Atomic<Bool>(false)
-    private static let session = StrataLock<TraceSession?>(nil)
+    /// The running recording, or `nil`. Recordings are retained for the life of the process
+    /// (a few hundred bytes each once finished), so a thread that loaded one just before it
+    /// stopped still holds a valid reference.
+    private static let running = Atomic<Unmanaged<TraceSession>?>(nil)
+    /// Serializes `start` and `stop`.
+    private static let control = StrataLock<Void>(())
 
     /// Whether a recording is running.
-    public static var isRecording: Bool { recording.load(ordering: .relaxed) }
+    public static var isRecording: Bool { running.load(ordering: .relaxed) != nil }
 
     /// Starts recording into a new file at `url` (replacing one there), ending a recording
     /// already running first. Throws when the file cannot be created.
     public static func start(writingTo url: URL, maximumEvents: Int = defaultMaximumEvents) throws {
-        try stop()
-        let new = try TraceSession(url: url, maximumEvents: max(1, maximumEvents))
-        session.withLock { $0 = new }
-        recording.store(true, ordering: .releasing)
+        try control.withLock { _ in
+            _ = try stopRunning()
+            let session = try TraceSession(url: url, maximumEvents: max(1, maximumEvents))
+            running.store(Unmanaged.passRetained(session), ordering: .releasing)
+        }
     }
 
     /// Ends the recording and completes its file; returns the file's URL, or `nil` when none
     /// was running. Spans still open are not written. Throws when writing the file failed.
     @discardableResult
     public static func stop() throws -> URL? {
-        recording.store(false, ordering: .releasing)
-        guard
-            let ended = session.withLock({ current -> TraceSession? in
-                let ended = current
-                current = nil
-                return ended
-            })
-        else { return nil }
+        try control.withLock { _ in try stopRunning() }
+    }
+
+    private static func stopRunning() throws -> URL? {
+        guard let ended = running.exchange(nil, ordering: .acquiringAndReleasing)?.takeUnretainedValue() else { return nil }
         try ended.finish()
         return ended.url
     }
@@ -69,10 +73,7 @@ public enum StrataTrace {
         }
     }()
 
-    /// The running session, or `nil` (one atomic load when none runs).
+    /// The running recording, or `nil` (one atomic load when none runs).
     @inline(__always)
-    static var active: TraceSession? {
-        guard recording.load(ordering: .relaxed) else { return nil }
-        return session.withLock { $0 }
-    }
+    static var active: TraceSession? { running.load(ordering: .acquiring)?.takeUnretainedValue() }
 }

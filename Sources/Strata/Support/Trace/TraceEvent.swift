@@ -6,72 +6,106 @@ enum TraceValue: Sendable {
     case number(Int)
 }
 
-/// One event of the Chrome trace-event format (the JSON that Perfetto and chrome://tracing
-/// open): a complete span (`X`), the two ends of a flow arrow (`s`, `f`), or a name for a track
-/// or the process (`M`). Times are kept in nanoseconds since the recording started and written
-/// in the format's microseconds.
-struct TraceEvent: Sendable {
-    /// The event's kind, the format's `ph` field.
-    enum Phase: String, Sendable {
-        case complete = "X"
-        case flowStart = "s"
-        case flowFinish = "f"
-        case metadata = "M"
+/// One argument of a trace event: a literal key and its value.
+struct TraceArgument: Sendable {
+    let key: StaticString
+    let value: TraceValue
+
+    init(_ key: StaticString, _ value: TraceValue) {
+        self.key = key
+        self.value = value
     }
 
-    var name: String
-    var category: String?
+    /// A whole-number argument.
+    static func number(_ key: StaticString, _ value: Int) -> TraceArgument { TraceArgument(key, .number(value)) }
+
+    /// A text argument.
+    static func text(_ key: StaticString, _ value: String) -> TraceArgument { TraceArgument(key, .text(value)) }
+}
+
+/// One event of the Chrome trace-event format (the JSON that Perfetto and chrome://tracing
+/// open): a complete span (`X`), the two ends of a flow arrow (`s`, `f`), or a name for a track
+/// or the process (`M`). Names and keys are literals, with an optional `detail` (an entity's
+/// name) written after the name, so that recording an event allocates no text. Times are kept in
+/// nanoseconds since the recording started and written in the format's microseconds.
+struct TraceEvent: Sendable {
+    /// The event's kind, the format's `ph` field.
+    enum Phase: Sendable {
+        case complete, flowStart, flowFinish, metadata
+
+        var letter: UInt8 {
+            switch self {
+            case .complete: UInt8(ascii: "X")
+            case .flowStart: UInt8(ascii: "s")
+            case .flowFinish: UInt8(ascii: "f")
+            case .metadata: UInt8(ascii: "M")
+            }
+        }
+    }
+
+    var name: StaticString
+    var detail: String?
+    var category: StaticString?
     var phase: Phase
     var time: UInt64
-    var duration: UInt64?
-    var pid: Int32
+    /// The span's length (complete events only).
+    var duration: UInt64 = 0
     var track: Int
-    var id: UInt64?
-    /// A flow finish bound to the span that encloses it (`"bp":"e"`) rather than the next one.
-    var bindsToEnclosingSpan = false
-    var arguments: [String: TraceValue]?
+    /// The flow's number (flow events only).
+    var id: UInt64 = 0
+    var arguments: [TraceArgument] = []
 }
 
 /// Writing events as JSON. `JSONEncoder` took a fifth of the CPU of the traced stress workload
 /// (a generic container per field of some ten million fields), so the events, whose shape is
 /// fixed, are written directly; strings are escaped as RFC 8259 requires.
 extension TraceEvent {
-    /// Appends the event as one JSON object.
-    func appendJSON(to out: inout [UInt8]) {
-        out += #"{"name":"#.utf8
-        Self.appendString(name, to: &out)
+    /// Appends the event as one JSON object; `pid` is the process's number.
+    func appendJSON(to out: inout [UInt8], pid: Int32) {
+        out += #"{"name":""#.utf8
+        Self.appendEscaped(name, to: &out)
+        if let detail {
+            out.append(UInt8(ascii: " "))
+            Self.appendEscaped(detail.utf8, to: &out)
+        }
+        out.append(UInt8(ascii: "\""))
         if let category {
-            out += #","cat":"#.utf8
-            Self.appendString(category, to: &out)
+            out += #","cat":""#.utf8
+            Self.appendEscaped(category, to: &out)
+            out.append(UInt8(ascii: "\""))
         }
         out += #","ph":""#.utf8
-        out += phase.rawValue.utf8
+        out.append(phase.letter)
         out += #"","ts":"#.utf8
         Self.appendMicroseconds(time, to: &out)
-        if let duration {
+        if phase == .complete {
             out += #","dur":"#.utf8
             Self.appendMicroseconds(duration, to: &out)
         }
         out += #","pid":"#.utf8
-        out += String(pid).utf8
+        Self.appendInteger(Int(pid), to: &out)
         out += #","tid":"#.utf8
-        out += String(track).utf8
-        if let id {
+        Self.appendInteger(track, to: &out)
+        if phase == .flowStart || phase == .flowFinish {
             out += #","id":"#.utf8
-            out += String(id).utf8
+            Self.appendInteger(Int(truncatingIfNeeded: id), to: &out)
         }
-        if bindsToEnclosingSpan { out += #","bp":"e""#.utf8 }
-        if let arguments, !arguments.isEmpty {
+        // A flow's finish binds to the span that encloses it, not to the next one.
+        if phase == .flowFinish { out += #","bp":"e""#.utf8 }
+        if !arguments.isEmpty {
             out += #","args":{"#.utf8
-            var first = true
-            for (key, value) in arguments.sorted(by: { $0.key < $1.key }) {
-                if !first { out.append(UInt8(ascii: ",")) }
-                first = false
-                Self.appendString(key, to: &out)
-                out.append(UInt8(ascii: ":"))
-                switch value {
-                case .text(let text): Self.appendString(text, to: &out)
-                case .number(let number): out += String(number).utf8
+            for (index, argument) in arguments.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(UInt8(ascii: "\""))
+                Self.appendEscaped(argument.key, to: &out)
+                out += #"":"#.utf8
+                switch argument.value {
+                case .text(let text):
+                    out.append(UInt8(ascii: "\""))
+                    Self.appendEscaped(text.utf8, to: &out)
+                    out.append(UInt8(ascii: "\""))
+                case .number(let number):
+                    Self.appendInteger(number, to: &out)
                 }
             }
             out.append(UInt8(ascii: "}"))
@@ -79,29 +113,49 @@ extension TraceEvent {
         out.append(UInt8(ascii: "}"))
     }
 
-    /// `text` as a JSON string: quotes, backslashes and control characters escaped.
-    static func appendString(_ text: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
+    private static func appendEscaped(_ text: StaticString, to out: inout [UInt8]) {
+        text.withUTF8Buffer { appendEscaped($0, to: &out) }
+    }
+
+    /// UTF-8 text inside a JSON string: quotes, backslashes and control characters escaped.
+    static func appendEscaped(_ bytes: some Sequence<UInt8>, to out: inout [UInt8]) {
+        for byte in bytes {
             switch byte {
             case UInt8(ascii: "\""): out += #"\""#.utf8
             case UInt8(ascii: "\\"): out += #"\\"#.utf8
             case UInt8(ascii: "\n"): out += #"\n"#.utf8
             case UInt8(ascii: "\t"): out += #"\t"#.utf8
             case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
                 out += #"\u00"#.utf8
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0xF)])
+                out.append(hexDigit(byte >> 4))
+                out.append(hexDigit(byte & 0xF))
             default: out.append(byte)
             }
         }
-        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 { value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10 }
+
+    /// A whole number in decimal.
+    static func appendInteger(_ value: Int, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            for index in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[index]) }
+        }
     }
 
     /// `nanoseconds` as microseconds with three decimals.
     static func appendMicroseconds(_ nanoseconds: UInt64, to out: inout [UInt8]) {
-        out += String(nanoseconds / 1_000).utf8
+        appendInteger(Int(nanoseconds / 1_000), to: &out)
         let fraction = nanoseconds % 1_000
         out.append(UInt8(ascii: "."))
         out.append(UInt8(ascii: "0") + UInt8(fraction / 100))

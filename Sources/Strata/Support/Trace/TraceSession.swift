@@ -2,20 +2,28 @@ import Dispatch
 import Foundation
 import StrataLocks
 
-/// One recording: the events gathered since it started, written to its file in chunks on a
-/// serial queue so that threads emitting events only append to an array under a lock.
+/// The events one thread gathered for a recording and not yet handed over. Its lock is taken by
+/// its thread on each event and by the recording when it ends, so it is almost never contended.
+final class TraceThreadBuffer: Sendable {
+    let events = StrataLock<[TraceEvent]>([])
+}
+
+/// One recording: each thread gathers events in its own buffer and hands them over in batches;
+/// batches are turned into JSON and appended to the file on a serial writer queue.
 final class TraceSession: Sendable {
-    /// Events held in memory before a chunk is handed to the writer.
-    static let chunkSize = 50_000
+    /// Events a thread gathers before handing them over.
+    static let threadBatchSize = 256
+    /// Events gathered before a chunk goes to the writer.
+    static let chunkSize = 32_768
 
     let url: URL
     /// The recording's time zero, in `DispatchTime` nanoseconds.
     let origin: UInt64
     let maximumEvents: Int
-    private let processID = ProcessInfo.processInfo.processIdentifier
+    let pid = ProcessInfo.processInfo.processIdentifier
 
-    private struct Buffer {
-        var events: [TraceEvent] = []
+    private struct Shared {
+        var pending: [TraceEvent] = []
         var namedTracks: Set<Int> = []
         var recorded = 0
         var dropped = 0
@@ -27,7 +35,8 @@ final class TraceSession: Sendable {
         var error: (any Error)?
     }
 
-    private let buffer = StrataLock(Buffer())
+    private let shared = StrataLock(Shared())
+    private let threadBuffers = StrataLock<[TraceThreadBuffer]>([])
     private let output: StrataLock<Output>
     private let writer = DispatchQueue(label: "strata.trace.writer")
 
@@ -46,51 +55,84 @@ final class TraceSession: Sendable {
         } catch {
             throw StrataError(code: StrataError.Code.coreData, message: "Could not open the trace file \(url.path): \(error)", url: url)
         }
-        record([TraceEvent(name: "process_name", phase: .metadata, time: 0, pid: processID, track: 0, arguments: ["name": .text("Strata")])])
+        shared.withLock {
+            $0.pending.append(TraceEvent(name: "process_name", phase: .metadata, time: 0, track: 0, arguments: [.text("name", "Strata")]))
+        }
     }
 
     /// Nanoseconds since the recording started.
     func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds &- origin }
 
-    /// The process number written in every event.
-    var pid: Int32 { processID }
-
-    /// Appends `events`; the first event on a track not seen before is preceded by its name
-    /// (`name()` is asked only then).
-    func record(_ events: [TraceEvent], naming track: TraceTrack? = nil, _ name: () -> String = { "" }) {
-        var full: [TraceEvent]?
-        buffer.withLock { buffer in
-            guard buffer.recorded + events.count <= maximumEvents else {
-                buffer.dropped += events.count
-                return
-            }
-            if let track, buffer.namedTracks.insert(track.id).inserted {
-                buffer.events.append(TraceEvent(name: "thread_name", phase: .metadata, time: 0, pid: processID, track: track.id, arguments: ["name": .text(name())]))
-                buffer.events.append(
-                    TraceEvent(name: "thread_sort_index", phase: .metadata, time: 0, pid: processID, track: track.id, arguments: ["sort_index": .number(track.id)]))
-            }
-            buffer.events += events
-            buffer.recorded += events.count
-            if buffer.events.count >= Self.chunkSize {
-                full = buffer.events
-                buffer.events = []
-            }
+    /// Records `event` from the thread whose state is `state`.
+    func record(_ event: TraceEvent, from state: TraceThreadState) {
+        let buffer = threadBuffer(of: state)
+        let full: [TraceEvent]? = buffer.events.withLock { events in
+            events.append(event)
+            guard events.count >= Self.threadBatchSize else { return nil }
+            let full = events
+            events.removeAll(keepingCapacity: true)
+            return full
         }
-        if let full { writer.async { [self] in write(full) } }
+        if let full { submit(full) }
     }
 
-    /// Writes `events` as the next part of the `traceEvents` array and appends it to the file.
+    /// Names `track` (its `thread_name` event, from `name()`) the first time any thread uses it.
+    func name(_ track: TraceTrack, from state: TraceThreadState, _ name: () -> String) {
+        if state.namedSession != ObjectIdentifier(self) {
+            state.namedSession = ObjectIdentifier(self)
+            state.namedTracks = []
+        }
+        guard state.namedTracks.insert(track.id).inserted else { return }
+        let isNew = shared.withLock { $0.namedTracks.insert(track.id).inserted }
+        guard isNew else { return }
+        let events = [
+            TraceEvent(name: "thread_name", phase: .metadata, time: 0, track: track.id, arguments: [.text("name", name())]),
+            TraceEvent(name: "thread_sort_index", phase: .metadata, time: 0, track: track.id, arguments: [.number("sort_index", track.id)]),
+        ]
+        shared.withLock { $0.pending += events }
+    }
+
+    /// This thread's buffer, made and registered on the thread's first event.
+    private func threadBuffer(of state: TraceThreadState) -> TraceThreadBuffer {
+        if state.bufferSession == ObjectIdentifier(self), let buffer = state.buffer { return buffer }
+        let buffer = TraceThreadBuffer()
+        threadBuffers.withLock { $0.append(buffer) }
+        state.buffer = buffer
+        state.bufferSession = ObjectIdentifier(self)
+        return buffer
+    }
+
+    /// Adds a thread's batch to the next chunk (or counts it as dropped past the limit) and
+    /// hands a full chunk to the writer.
+    private func submit(_ events: [TraceEvent]) {
+        let chunk: [TraceEvent]? = shared.withLock { shared in
+            guard shared.recorded + events.count <= maximumEvents else {
+                shared.dropped += events.count
+                return nil
+            }
+            shared.recorded += events.count
+            shared.pending += events
+            guard shared.pending.count >= Self.chunkSize else { return nil }
+            let chunk = shared.pending
+            shared.pending = []
+            return chunk
+        }
+        if let chunk { writer.async { [self] in write(chunk) } }
+    }
+
+    /// Writes `events` as the next part of the `traceEvents` array.
     private func write(_ events: [TraceEvent]) {
         guard !events.isEmpty else { return }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(events.count * 160)
+        for event in events {
+            if !bytes.isEmpty { bytes.append(UInt8(ascii: ",")) }
+            event.appendJSON(to: &bytes, pid: pid)
+        }
         output.withLock { output in
             guard let handle = output.handle, output.error == nil else { return }
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(events.count * 160)
-            for event in events {
-                if output.wroteEvent || !bytes.isEmpty { bytes.append(UInt8(ascii: ",")) }
-                event.appendJSON(to: &bytes)
-            }
             do {
+                if output.wroteEvent { try handle.write(contentsOf: [UInt8(ascii: ",")]) }
                 try handle.write(contentsOf: bytes)
                 output.wroteEvent = true
             } catch {
@@ -99,13 +141,21 @@ final class TraceSession: Sendable {
         }
     }
 
-    /// Writes what is left, closes the JSON object (with the count of events dropped over the
-    /// limit) and the file. Throws the first write error of the recording.
+    /// Collects what the threads still hold, writes it, closes the JSON object (with the count
+    /// of events dropped over the limit) and the file. Throws the first write error.
     func finish() throws {
-        let (rest, dropped) = buffer.withLock { buffer in
-            let rest = buffer.events
-            buffer.events = []
-            return (rest, buffer.dropped)
+        for buffer in threadBuffers.withLock({ $0 }) {
+            let rest = buffer.events.withLock { events in
+                let rest = events
+                events = []
+                return rest
+            }
+            if !rest.isEmpty { submit(rest) }
+        }
+        let (rest, dropped) = shared.withLock { shared in
+            let rest = shared.pending
+            shared.pending = []
+            return (rest, shared.dropped)
         }
         writer.sync { write(rest) }
         let failure: (any Error)? = output.withLock { output in

@@ -6,52 +6,65 @@ import Synchronization
 /// recording runs.
 extension StrataTrace {
     /// The kinds of span, the format's `cat` field (Perfetto can filter by it).
-    enum Category: String {
+    enum Category {
         case perform, save, fetch, sql, fault, merge, batch, migration
+
+        var name: StaticString {
+            switch self {
+            case .perform: "perform"
+            case .save: "save"
+            case .fetch: "fetch"
+            case .sql: "sql"
+            case .fault: "fault"
+            case .merge: "merge"
+            case .batch: "batch"
+            case .migration: "migration"
+            }
+        }
     }
 
-    /// Runs `body` inside a span named `name` on the current track; `arguments` is evaluated
-    /// only when recording. A thrown error is recorded in the span's `error` argument and
-    /// rethrown.
-    @inline(__always) @discardableResult
-    static func span<T>(_ name: @autoclosure () -> String, _ category: Category, arguments: @autoclosure () -> [String: TraceValue] = [:], _ body: () throws -> T)
-        rethrows -> T
-    {
-        guard let session = active else { return try body() }
-        return try recordSpan(session, name(), category, arguments(), { _ in [:] }, body)
-    }
-
-    /// ``span(_:_:arguments:_:)`` where `outcome` adds arguments from the result (a row count).
+    /// Runs `body` inside a span named `name` (followed by `detail`, an entity's name, when
+    /// given) on the current track; `detail` and `arguments` are evaluated only when recording.
+    /// A thrown error is recorded in the span's `error` argument and rethrown.
     @inline(__always) @discardableResult
     static func span<T>(
-        _ name: @autoclosure () -> String, _ category: Category, arguments: @autoclosure () -> [String: TraceValue] = [:],
-        outcome: (T) -> [String: TraceValue], body: () throws -> T
+        _ name: StaticString, _ category: Category, detail: @autoclosure () -> String? = nil, arguments: @autoclosure () -> [TraceArgument] = [],
+        _ body: () throws -> T
     ) rethrows -> T {
         guard let session = active else { return try body() }
-        return try recordSpan(session, name(), category, arguments(), outcome, body)
+        return try recordSpan(session, name, detail(), category, arguments(), { _ in [] }, body)
+    }
+
+    /// ``span(_:_:detail:arguments:_:)`` where `outcome` adds arguments from the result (a row
+    /// count).
+    @inline(__always) @discardableResult
+    static func span<T>(
+        _ name: StaticString, _ category: Category, detail: @autoclosure () -> String? = nil, arguments: @autoclosure () -> [TraceArgument] = [],
+        outcome: (T) -> [TraceArgument], body: () throws -> T
+    ) rethrows -> T {
+        guard let session = active else { return try body() }
+        return try recordSpan(session, name, detail(), category, arguments(), outcome, body)
     }
 
     private static func recordSpan<T>(
-        _ session: TraceSession, _ name: String, _ category: Category, _ arguments: [String: TraceValue], _ outcome: (T) -> [String: TraceValue],
-        _ body: () throws -> T
+        _ session: TraceSession, _ name: StaticString, _ detail: String?, _ category: Category, _ arguments: [TraceArgument],
+        _ outcome: (T) -> [TraceArgument], _ body: () throws -> T
     ) rethrows -> T {
-        let (track, isThread) = TraceTrack.current
+        let state = TraceThreadState.current
+        let (track, isThread) = state.currentTrack
+        if isThread { session.name(track, from: state) { "thread \(track.id - TraceTrack.firstThreadTrack)" } }
         let start = session.now()
-        var arguments = arguments
-        func emit() {
-            let event = TraceEvent(
-                name: name, category: category.rawValue, phase: .complete, time: start, duration: session.now() &- start, pid: session.pid, track: track.id,
-                arguments: arguments.isEmpty ? nil : arguments)
-            session.record([event], naming: isThread ? track : nil) { threadTrackName(track) }
-        }
+        var event = TraceEvent(name: name, detail: detail, category: category.name, phase: .complete, time: start, track: track.id, arguments: arguments)
         do {
             let result = try body()
-            arguments.merge(outcome(result)) { $1 }
-            emit()
+            event.arguments += outcome(result)
+            event.duration = session.now() &- start
+            session.record(event, from: state)
             return result
         } catch {
-            arguments["error"] = .text("\(error)")
-            emit()
+            event.arguments.append(.text("error", "\(error)"))
+            event.duration = session.now() &- start
+            session.record(event, from: state)
             throw error
         }
     }
@@ -59,11 +72,12 @@ extension StrataTrace {
     /// Runs `body` with `track` (a context queue's) as this thread's current track, inside a
     /// span `name`; the track is named by `trackName` the first time it is used.
     @inline(__always)
-    static func onTrack<T>(_ track: TraceTrack, named trackName: () -> String, span name: String, _ body: () throws -> T) rethrows -> T {
+    static func onTrack<T>(_ track: TraceTrack, named trackName: () -> String, span name: StaticString, _ body: () throws -> T) rethrows -> T {
         guard let session = active else { return try body() }
-        session.record([], naming: track, trackName)
-        return try TraceTrack.with(track) {
-            try recordSpan(session, name, .perform, [:], { _ in [:] }, body)
+        let state = TraceThreadState.current
+        session.name(track, from: state, trackName)
+        return try state.with(track) {
+            try recordSpan(session, name, nil, .perform, [], { _ in [] }, body)
         }
     }
 
@@ -71,27 +85,20 @@ extension StrataTrace {
     /// pick up (a child's save, a did-save); `nil` when not recording.
     static func flowOrigin() -> TraceFlowOrigin? {
         guard let session = active else { return nil }
-        return TraceFlowOrigin(track: TraceTrack.current.track, time: session.now())
+        return TraceFlowOrigin(track: TraceThreadState.current.currentTrack.track, time: session.now())
     }
 
     /// Draws an arrow named `name` from `origin` to the span running now on the current track.
-    static func flowArrives(from origin: TraceFlowOrigin?, _ name: String) {
+    static func flowArrives(from origin: TraceFlowOrigin?, _ name: StaticString) {
         guard let origin, let session = active else { return }
         let id = flowCounter.add(1, ordering: .relaxed).newValue
-        let (track, isThread) = TraceTrack.current
+        let state = TraceThreadState.current
+        let (track, isThread) = state.currentTrack
+        if isThread { session.name(track, from: state) { "thread \(track.id - TraceTrack.firstThreadTrack)" } }
         let now = session.now()
-        session.record(
-            [
-                TraceEvent(name: name, category: "flow", phase: .flowStart, time: origin.time, pid: session.pid, track: origin.track.id, id: id),
-                TraceEvent(
-                    name: name, category: "flow", phase: .flowFinish, time: max(now, origin.time), pid: session.pid, track: track.id, id: id,
-                    bindsToEnclosingSpan: true),
-            ], naming: isThread ? track : nil
-        ) { threadTrackName(track) }
+        session.record(TraceEvent(name: name, category: "flow", phase: .flowStart, time: origin.time, track: origin.track.id, id: id), from: state)
+        session.record(TraceEvent(name: name, category: "flow", phase: .flowFinish, time: max(now, origin.time), track: track.id, id: id), from: state)
     }
-
-    /// The name of a thread's own track.
-    private static func threadTrackName(_ track: TraceTrack) -> String { "thread \(track.id - TraceTrack.firstThreadTrack)" }
 
     private static let flowCounter = Atomic<UInt64>(0)
 }

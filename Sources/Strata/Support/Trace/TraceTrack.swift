@@ -18,49 +18,57 @@ struct TraceTrack: Sendable, Hashable {
 
     private static let counter = Atomic<Int>(0)
 
-    /// A new track number for a context queue (threads get numbers from 1,000,000 on).
-    static func next() -> TraceTrack { TraceTrack(id: counter.add(1, ordering: .relaxed).newValue) }
-
     /// The first track number of threads' own tracks (context queues count up from 1).
     static let firstThreadTrack = 1_000_000
 
-    /// The track of the block running on this thread, innermost first, or the thread's own
-    /// track when it runs none; `isThread` tells which, so the thread's track gets its name.
-    static var current: (track: TraceTrack, isThread: Bool) {
-        let stack = currentStack
-        if let last = stack.tracks.last { return (last, false) }
-        return (TraceTrack(id: firstThreadTrack + stack.threadNumber), true)
-    }
+    /// A new track number for a context queue.
+    static func next() -> TraceTrack { TraceTrack(id: counter.add(1, ordering: .relaxed).newValue) }
+}
 
-    /// Runs `body` with `track` as this thread's current track.
-    static func with<T>(_ track: TraceTrack, _ body: () throws -> T) rethrows -> T {
-        let stack = currentStack
-        stack.tracks.append(track)
-        defer { stack.tracks.removeLast() }
-        return try body()
-    }
-
-    /// A thread's tracks, and its number among the threads that traced something.
-    private final class Stack {
-        var tracks: [TraceTrack] = []
-        let threadNumber = threadCounter.add(1, ordering: .relaxed).newValue
-    }
+/// What the trace keeps per thread: the tracks of the blocks the thread runs (innermost last),
+/// its number, its event buffer for the running recording and the tracks it knows are named.
+/// Only its own thread touches it.
+final class TraceThreadState {
+    var tracks: [TraceTrack] = []
+    let threadNumber = TraceThreadState.threadCounter.add(1, ordering: .relaxed).newValue
+    /// The buffer this thread fills for the recording `bufferSession` identifies (recordings
+    /// are never freed, so an identifier is never reused).
+    var buffer: TraceThreadBuffer?
+    var bufferSession: ObjectIdentifier?
+    /// Tracks already named in the file of the recording `namedSession` identifies.
+    var namedTracks: Set<Int> = []
+    var namedSession: ObjectIdentifier?
 
     private static let threadCounter = Atomic<Int>(0)
+
+    /// The track of the block running on this thread, or the thread's own track when it runs
+    /// none; `isThread` tells which.
+    var currentTrack: (track: TraceTrack, isThread: Bool) {
+        if let last = tracks.last { return (last, false) }
+        return (TraceTrack(id: TraceTrack.firstThreadTrack + threadNumber), true)
+    }
+
+    /// The calling thread's state.
+    static var current: TraceThreadState {
+        if let pointer = pthread_getspecific(key) { return Unmanaged<TraceThreadState>.fromOpaque(pointer).takeUnretainedValue() }
+        let state = TraceThreadState()
+        pthread_setspecific(key, Unmanaged.passRetained(state).toOpaque())
+        return state
+    }
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key) { pointer in
             guard let pointer else { return }
-            Unmanaged<Stack>.fromOpaque(pointer).release()
+            Unmanaged<TraceThreadState>.fromOpaque(pointer).release()
         }
         return key
     }()
 
-    private static var currentStack: Stack {
-        if let pointer = pthread_getspecific(key) { return Unmanaged<Stack>.fromOpaque(pointer).takeUnretainedValue() }
-        let stack = Stack()
-        pthread_setspecific(key, Unmanaged.passRetained(stack).toOpaque())
-        return stack
+    /// Runs `body` with `track` as this thread's current track.
+    func with<T>(_ track: TraceTrack, _ body: () throws -> T) rethrows -> T {
+        tracks.append(track)
+        defer { tracks.removeLast() }
+        return try body()
     }
 }
