@@ -118,7 +118,14 @@ extension TraceEvent {
     }
 
     /// UTF-8 text inside a JSON string: quotes, backslashes and control characters escaped.
-    static func appendEscaped(_ bytes: some Sequence<UInt8>, to out: inout [UInt8]) {
+    /// Text with nothing to escape (nearly all of it: SQL, names) is copied in one piece.
+    static func appendEscaped(_ bytes: some Collection<UInt8>, to out: inout [UInt8]) {
+        let copied = bytes.withContiguousStorageIfAvailable { buffer -> Bool in
+            guard !buffer.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            out.append(contentsOf: buffer)
+            return true
+        }
+        if copied == true { return }
         for byte in bytes {
             switch byte {
             case UInt8(ascii: "\""): out += #"\""#.utf8
