@@ -7,7 +7,8 @@
 //   StrataLocks ← StrataProgress (the terminal progress line) ← BenchmarkHarness, StrataStressKit,
 //   ReliabilityKit and their executables (it imports nothing of Strata);
 //   CSQLite ← StrataSQLite ← Strata ← StrataTestSupport ← StrataStressKit ← StrataStress / tests;
-//   Strata ← StrataDemo / StrataHistoryImporter / StrataUndoEditor / StrataLiveResults (Examples/) / Benchmarks
+//   Strata ← StrataDemo / StrataHistoryImporter / StrataUndoEditor / StrataLiveResults (Examples/) / Benchmarks;
+//   Strata ← StrataCodeGeneration (model file → Swift) ← strata (the tool, Sources/StrataCLI);
 // CJemalloc is linked only by the Stress and Benchmarks executables, never by the library.
 // CStrataFaultVFS (an I/O-fault-injecting SQLite VFS) is linked only by the reliability harness
 // and its tests, never by the library. The libFuzzer targets (predicate parser, model-file reader,
@@ -31,6 +32,7 @@ let package = Package(
         .executable(name: "strata-history-importer", targets: ["StrataHistoryImporter"]),
         .executable(name: "strata-undo-editor", targets: ["StrataUndoEditor"]),
         .executable(name: "strata-live-results", targets: ["StrataLiveResults"]),
+        .executable(name: "strata", targets: ["strata"]),
     ],
     targets: [
         .systemLibrary(
@@ -65,6 +67,17 @@ let package = Package(
         .target(
             name: "StrataTestSupport",
             dependencies: ["StrataLocks", "Strata", "StrataSQLite"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "StrataCodeGeneration",
+            dependencies: ["Strata"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "strata",
+            dependencies: ["StrataCodeGeneration"],
+            path: "Sources/StrataCLI",
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -152,6 +165,11 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: ["StrataLocks", "Strata", "StrataSQLite", "StrataTestSupport", "StrataStressKit"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataCodeGenerationTests",
+            dependencies: ["StrataCodeGeneration", "Strata", "StrataTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
