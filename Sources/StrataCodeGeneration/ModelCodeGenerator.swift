@@ -13,8 +13,9 @@ import Strata
 ///   `@Relationship` property per model property (optional exactly when the model says so;
 ///   to-ones are always optional, to-manys are `Set<Destination>`, ordered ones
 ///   `[Destination]`), `fetchRequest()` typed to `Person`, `addToX(_:)` / `removeFromX(_:)`
-///   for each to-many and `insertIntoX(_:at:)` / `removeFromX(at:)` for ordered ones, and,
-///   when no generated class inherits from `Person`, the ``KeyPathKeyed`` table.
+///   for each to-many and `insertIntoX(_:at:)` / `removeFromX(at:)` for ordered ones, and the
+///   key-path table: ``KeyPathKeyed`` when no generated class inherits from `Person`, else
+///   ``InheritableKeyPathKeyed`` (a `class var` the subclasses' bases override).
 ///
 /// Property wrappers need stored properties, which extensions cannot declare, so the
 /// properties live in a generated base class (mogenerator's `_Entity` pattern) rather than in

@@ -29,7 +29,11 @@ struct SourceRenderer {
     func properties(_ plan: EntityPlan) -> String {
         var out = "\n/// The generated model properties of entity `\(plan.entityName)`, inherited by `\(plan.className)`.\n"
         out += "/// Regenerated from the model: do not edit.\n"
-        out += "\(access)class \(plan.baseName): \(plan.superclassName) {\n"
+        // A class others inherit from cannot be KeyPathKeyed; the topmost such base declares
+        // InheritableKeyPathKeyed, and each class below overrides the table.
+        let inheritsTable = plan.superclassName != "ManagedObject"
+        let conformance = !plan.isLeaf && !inheritsTable ? ", InheritableKeyPathKeyed" : ""
+        out += "\(access)class \(plan.baseName): \(plan.superclassName)\(conformance) {\n"
         for property in plan.properties {
             let wrapper = property.kind == .attribute ? "Attribute" : "Relationship"
             out += "    /// `\(property.key)`: \(property.summary).\n"
@@ -42,7 +46,9 @@ struct SourceRenderer {
         out += "    /// A request for the objects of entity `\(plan.entityName)`, typed to `\(plan.className)`.\n"
         out += "    \(access)class func fetchRequest() -> FetchRequest<\(plan.className)> {\n"
         out += "        FetchRequest<\(plan.className)>(entityName: \"\(plan.entityName)\")\n"
-        out += "    }\n}\n"
+        out += "    }\n"
+        if !plan.isLeaf { out += inheritableTable(plan, override: inheritsTable) }
+        out += "}\n"
         for property in plan.properties where property.kind == .toMany || property.kind == .orderedToMany {
             out += accessors(property, of: plan)
         }
@@ -81,19 +87,31 @@ struct SourceRenderer {
         return out + "}\n"
     }
 
+    /// The `class var inheritableKeyPathKeys` of a class others inherit from (in the base's
+    /// body, so that subclasses can override it).
+    private func inheritableTable(_ plan: EntityPlan, override: Bool) -> String {
+        var out = "\n    /// The model key of each typed key path of `\(plan.className)`, for `#Predicate` and key-path sorts\n"
+        out += "    /// (`\(plan.className)` has subclasses, so the table is `InheritableKeyPathKeyed`'s, not `KeyPathKeyed`'s).\n"
+        out += "    \(access)\(override ? "override " : "")class var inheritableKeyPathKeys: [AnyKeyPath: String] {\n"
+        out += entries(plan, indent: "        ")
+        return out + "    }\n"
+    }
+
+    /// The table's literal: `[\Person.name: "name", …]`, one entry a line.
+    private func entries(_ plan: EntityPlan, indent: String) -> String {
+        guard !plan.keyPaths.isEmpty else { return indent + "[:]\n" }
+        var out = indent + "[\n"
+        for entry in plan.keyPaths { out += "\(indent)    \\\(plan.className)\(entry.path): \"\(entry.key)\",\n" }
+        return out + indent + "]\n"
+    }
+
     /// `extension Person: KeyPathKeyed` listing every typed key path (``KeyPathKeyed`` needs a
     /// final class, so only leaf classes get one).
     private func keyPathTable(_ plan: EntityPlan) -> String {
         var out = "\nextension \(plan.className): KeyPathKeyed {\n"
         out += "    /// The model key of each typed key path of `\(plan.className)`, for `#Predicate` and key-path sorts.\n"
         out += "    \(access)static var keyPathKeys: [PartialKeyPath<\(plan.className)>: String] {\n"
-        if plan.keyPaths.isEmpty {
-            out += "        [:]\n"
-        } else {
-            out += "        [\n"
-            for entry in plan.keyPaths { out += "            \\\(plan.className)\(entry.path): \"\(entry.key)\",\n" }
-            out += "        ]\n"
-        }
+        out += entries(plan, indent: "        ")
         return out + "    }\n}\n"
     }
 }

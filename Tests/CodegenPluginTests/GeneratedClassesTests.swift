@@ -182,6 +182,9 @@ struct GeneratedClassesTests {
         let reader = stack.newContext()
         let numbers = try reader.performAndWait { try reader.fetch(request).map(\.number) }
         #expect(numbers == [5, 4, 3, 2])
+        // Book has a subclass (EBook), so its table is InheritableKeyPathKeyed's.
+        #expect(Book.inheritableKeyPathKeys[\Book.author?.name] == "author.name")
+        #expect(try ObjectSortDescriptor(\Book.author?.name, ascending: false).key == "author.name")
     }
 
     // Core Data: an entity without a class of its own (NSManagedObject) is reached through the

@@ -32,15 +32,17 @@ struct ModelCodeGeneratorTests {
     func hierarchyAndOptionality() throws {
         let files = try Self.files()
         let human = try #require(files["HumanMO+Properties.swift"])
-        #expect(human.contains("public class _HumanMO: ManagedObject {"))
+        #expect(human.contains("public class _HumanMO: ManagedObject, InheritableKeyPathKeyed {"))
         #expect(human.contains("@Attribute(\"age\") public var age: Int16\n"))
         #expect(human.contains("@Attribute(\"humanName\") public var humanName: String?\n"))
         // The destination has no class: the relationship holds plain managed objects.
         #expect(human.contains("@Relationship(\"meaninglessRelationship\") public var meaninglessRelationship: ManagedObject?\n"))
         #expect(human.contains("public class func fetchRequest() -> FetchRequest<HumanMO> {\n        FetchRequest<HumanMO>(entityName: \"Human\")"))
-        // HumanMO has generated subclasses, so its class is not final and has no KeyPathKeyed table.
+        // HumanMO has generated subclasses, so its class is not final: its table is
+        // InheritableKeyPathKeyed's (a class var its subclasses may override), not KeyPathKeyed's.
         #expect(files["HumanMO+Class.swift"]?.contains("public class HumanMO: _HumanMO {}") == true)
-        #expect(!human.contains("KeyPathKeyed"))
+        #expect(human.contains("    public class var inheritableKeyPathKeys: [AnyKeyPath: String] {\n        [\n            \\HumanMO.age: \"age\","))
+        #expect(!human.contains("extension HumanMO: KeyPathKeyed"))
 
         let parent = try #require(files["ParentMO+Properties.swift"])
         #expect(parent.contains("public class _ParentMO: HumanMO {"))
