@@ -169,7 +169,7 @@ fuzz-quick: fuzz-build
 	Fuzz/run-fuzzer.sh 60 store-file || status=1; exit $$status
 
 lint:
-	$(SWIFT) format lint --strict -r Sources Tests Stress Benchmarks Fuzz Examples
+	$(SWIFT) format lint --strict -r Sources Tests Stress Benchmarks Fuzz Examples Plugins
 
 # The DocC documentation (Sources/Strata/Strata.docc: articles, plus every public symbol's doc
 # comment). No plugin: the symbol graph of the Strata module is extracted from the debug build's

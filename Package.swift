@@ -7,7 +7,9 @@
 //   StrataLocks ← StrataProgress (the terminal progress line) ← BenchmarkHarness, StrataStressKit,
 //   ReliabilityKit and their executables (it imports nothing of Strata);
 //   CSQLite ← StrataSQLite ← Strata ← StrataTestSupport ← StrataStressKit ← StrataStress / tests;
-//   Strata ← StrataDemo / StrataHistoryImporter / StrataUndoEditor / StrataLiveResults (Examples/) / Benchmarks
+//   Strata ← StrataDemo / StrataHistoryImporter / StrataUndoEditor / StrataLiveResults (Examples/) / Benchmarks;
+//   Strata ← StrataCodeGeneration (model file → Swift) ← strata (the tool, Sources/StrataCLI) ← the
+//   StrataModelCodegen build-tool plugin (Plugins/), which CodegenPluginTests uses on its own model.
 // CJemalloc is linked only by the Stress and Benchmarks executables, never by the library.
 // CStrataFaultVFS (an I/O-fault-injecting SQLite VFS) is linked only by the reliability harness
 // and its tests, never by the library. The libFuzzer targets (predicate parser, model-file reader,
@@ -31,6 +33,8 @@ let package = Package(
         .executable(name: "strata-history-importer", targets: ["StrataHistoryImporter"]),
         .executable(name: "strata-undo-editor", targets: ["StrataUndoEditor"]),
         .executable(name: "strata-live-results", targets: ["StrataLiveResults"]),
+        .executable(name: "strata", targets: ["strata"]),
+        .plugin(name: "StrataModelCodegen", targets: ["StrataModelCodegen"]),
     ],
     targets: [
         .systemLibrary(
@@ -66,6 +70,23 @@ let package = Package(
             name: "StrataTestSupport",
             dependencies: ["StrataLocks", "Strata", "StrataSQLite"],
             swiftSettings: strictSettings
+        ),
+        .target(
+            name: "StrataCodeGeneration",
+            dependencies: ["Strata"],
+            swiftSettings: strictSettings
+        ),
+        // Named `strata` (not StrataCLI): a build-tool plugin finds its tool by executable name.
+        .executableTarget(
+            name: "strata",
+            dependencies: ["StrataCodeGeneration"],
+            path: "Sources/StrataCLI",
+            swiftSettings: strictSettings
+        ),
+        .plugin(
+            name: "StrataModelCodegen",
+            capability: .buildTool(),
+            dependencies: ["strata"]
         ),
         .executableTarget(
             name: "StrataDemo",
@@ -153,6 +174,18 @@ let package = Package(
             name: "StrataTests",
             dependencies: ["StrataLocks", "Strata", "StrataSQLite", "StrataTestSupport", "StrataStressKit"],
             swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataCodeGenerationTests",
+            dependencies: ["StrataCodeGeneration", "Strata", "StrataTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CodegenPluginTests",
+            dependencies: ["Strata", "StrataTestSupport"],
+            exclude: ["Library.xcdatamodeld"],
+            swiftSettings: strictSettings,
+            plugins: [.plugin(name: "StrataModelCodegen")]
         ),
         .testTarget(
             name: "BenchmarkHarnessTests",

@@ -31,6 +31,34 @@ extension KeyPathKeyed {
     }
 }
 
+/// A ``ManagedObject`` class that other classes inherit from and that lists the model key of
+/// its Swift key paths: ``KeyPathKeyed`` for a class that is not final (``KeyPathKeyed``'s
+/// table is typed by `Self`, which only a final class can satisfy).
+///
+/// ```swift
+/// class Person: ManagedObject, InheritableKeyPathKeyed {
+///     @Relationship("department") var department: Department?
+///     class var inheritableKeyPathKeys: [AnyKeyPath: String] {
+///         [\Person.department?.name: "department.name"]
+///     }
+/// }
+/// final class Employee: Person {
+///     override class var inheritableKeyPathKeys: [AnyKeyPath: String] {
+///         [\Employee.department?.name: "department.name"]
+///     }
+/// }
+/// ```
+/// Declare the table as a `class var` in the class body (not in an extension), so that a
+/// subclass can override it with key paths of its own type; a key path's class is part of its
+/// identity, so `\Employee.department?.name` is not `\Person.department?.name`. A class that
+/// conforms to both protocols is looked up in ``KeyPathKeyed/keyPathKeys`` first. As for
+/// ``KeyPathKeyed``, the table is needed only for key paths of several steps in sort descriptors
+/// and for computed properties; Strata reads it when it translates a key path, from any thread.
+public protocol InheritableKeyPathKeyed: ManagedObject {
+    /// The model key (or dotted key path) of each Swift key path of this class.
+    static var inheritableKeyPathKeys: [AnyKeyPath: String] { get }
+}
+
 /// Finds the model key of a Swift key path of a managed object class.
 enum KeyPathKeys {
     /// Keys found by probing, per key path (a key path's class is part of its identity).
@@ -44,6 +72,9 @@ enum KeyPathKeys {
             throw PredicateMacroTranslation.unsupported("the key path '\(keyPath)' of \(root), which is no ManagedObject subclass,")
         }
         if let keyed = objectClass as? any KeyPathKeyed.Type, let key = keyed.tableKey(for: keyPath) {
+            return key.split(separator: ".").map(String.init)
+        }
+        if let keyed = objectClass as? any InheritableKeyPathKeyed.Type, let key = keyed.inheritableKeyPathKeys[keyPath] {
             return key.split(separator: ".").map(String.init)
         }
         return try probed.value(for: KeyPathBox(keyPath: keyPath)) { try probe(keyPath, of: objectClass) }
