@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataProgress
 
 /// I/O-fault injection into batch requests: for each journal setting (with and without
 /// persistent history, whose rows the request writes in its own transaction), kind of batch request,
@@ -109,6 +110,11 @@ public struct BatchFaultSweep {
         var figures = Figures()
         var details = DetailLog()
         try? FileManager.default.createDirectory(at: configuration.directory, withIntermediateDirectories: true)
+        // A status line on a terminal only; off one the part prints its report at the end.
+        let meter = ProgressMeter(lineInterval: nil)
+        defer { meter.finish() }
+        let sequenceCount = configuration.settings.count * configuration.kinds.count * configuration.faults.count * configuration.modes.count
+        var sequenceIndex = 0
         sequences: for settings in configuration.settings {
             for kind in configuration.kinds {
                 let baseline: Baseline
@@ -122,10 +128,18 @@ public struct BatchFaultSweep {
                 defer { removeStore(baseline.url) }
                 for fault in configuration.faults {
                     for mode in configuration.modes {
+                        sequenceIndex += 1
                         let label = { (k: Int) in "\(settings) batch \(kind.rawValue) \(fault) \(mode.rawValue) K=\(k)" }
-                        let sequence = FaultPointSequence.run(maximumK: configuration.maximumK, deadline: configuration.deadline) { k in
-                            runOnce(baseline, fault: fault, mode: mode, k: k, label: label(k), figures: &figures, details: &details)
-                        }
+                        let sequence = FaultPointSequence.run(
+                            maximumK: configuration.maximumK, deadline: configuration.deadline,
+                            beforeRun: { k, sofar in
+                                meter.update(
+                                    ProgressStatus(
+                                        label: "batch fault sweep", done: figures.runs + sofar.runs, unit: "runs", checks: figures.faultPoints + sofar.faultPoints,
+                                        detail: "sequence \(sequenceIndex)/\(sequenceCount): \(label(k))",
+                                        elapsed: Date().timeIntervalSince(started), secondsLeft: configuration.deadline.map { $0.timeIntervalSinceNow }))
+                            },
+                            { k in runOnce(baseline, fault: fault, mode: mode, k: k, label: label(k), figures: &figures, details: &details) })
                         figures.runs += sequence.runs
                         figures.faultPoints += sequence.faultPoints
                         switch sequence.end {

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Strata
+import StrataProgress
 
 /// Disk full: on a 2 MB tmpfs, save large payloads until a save fails; the error must be a
 /// `StrataError` with `SQLITE_FULL`, the store must hold exactly the saves that succeeded, and
@@ -29,7 +30,14 @@ public struct DiskFull {
         var retryFailures = 0
         var savesBeforeFull = 0
         var neverFull = 0
-        for journal in JournalMode.allCases {
+        // A status line on a terminal only; off one the part prints its report at the end.
+        let meter = ProgressMeter(lineInterval: nil)
+        defer { meter.finish() }
+        for (journalIndex, journal) in JournalMode.allCases.enumerated() {
+            meter.update(
+                ProgressStatus(
+                    label: "disk full", done: journalIndex, total: JournalMode.allCases.count, unit: "journal modes", checks: fullErrors,
+                    detail: "\(savesBeforeFull) saves before the disk was full; now: \(journal)", elapsed: Date().timeIntervalSince(started)))
             let mountPoint = directory.appendingPathComponent("full-\(journal)")
             do {
                 try Mounts.mountTmpfs(at: mountPoint, size: "2m")

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataProgress
 import StrataTestSupport
 
 #if canImport(Glibc)
@@ -66,7 +67,15 @@ public struct ExternalBlobCrash {
         var childFailures = 0
         var checkedFiles = 0
         var collected = 0
+        // A status line on a terminal only; off one the part prints its report at the end.
+        let meter = ProgressMeter(lineInterval: nil)
+        defer { meter.finish() }
         for round in 0..<configuration.kills {
+            meter.update(
+                ProgressStatus(
+                    label: "external data crash loop", done: round, total: configuration.kills, unit: "rounds", checks: checkedFiles,
+                    detail: "\(kills) kills, \(acknowledged) acknowledged saves, \(lost + wrongValues + dangling) damaged",
+                    elapsed: Date().timeIntervalSince(started)))
             let stderrPath = configuration.directory.appendingPathComponent("child-\(round).err").path
             guard
                 let child = try? ChildProcess(

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataProgress
 import StrataTestSupport
 
 #if canImport(Glibc)
@@ -93,8 +94,16 @@ public struct MigrationCrashLoop {
         defer {
             for baseline in baselines { removeStore(baseline.url) }
         }
+        // A status line on a terminal only; off one the part prints its report at the end.
+        let meter = ProgressMeter(lineInterval: nil)
+        defer { meter.finish() }
         if !baselines.isEmpty {
             for index in 0..<configuration.kills {
+                meter.update(
+                    ProgressStatus(
+                        label: "migration crash loop", done: index, total: configuration.kills, unit: "runs", checks: kills,
+                        detail: "\(stagedKills) kills in a staged stage, \(partial) stores between versions",
+                        elapsed: Date().timeIntervalSince(started), secondsLeft: configuration.deadline.map { $0.timeIntervalSinceNow }))
                 if let deadline = configuration.deadline, Date() > deadline { break }
                 let baseline = baselines[index % baselines.count]
                 let url = configuration.directory.appendingPathComponent("migrating.sqlite")

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataProgress
 
 /// I/O-fault injection into lightweight migration: a bank store at the first model version
 /// (three saves in it) is added with the next version (``BankModel/makeNext()``) and automatic
@@ -78,6 +79,11 @@ public struct MigrationFaultSweep {
         var figures = Figures()
         var details = DetailLog()
         try? FileManager.default.createDirectory(at: configuration.directory, withIntermediateDirectories: true)
+        // A status line on a terminal only; off one the part prints its report at the end.
+        let meter = ProgressMeter(lineInterval: nil)
+        defer { meter.finish() }
+        let sequenceCount = configuration.settings.count * configuration.faults.count * configuration.modes.count
+        var sequenceIndex = 0
         sequences: for settings in configuration.settings {
             let baseline: Baseline
             do {
@@ -90,10 +96,18 @@ public struct MigrationFaultSweep {
             defer { removeStore(baseline.url) }
             for fault in configuration.faults {
                 for mode in configuration.modes {
+                    sequenceIndex += 1
                     let label = { (k: Int) in "\(settings) migration \(fault) \(mode.rawValue) K=\(k)" }
-                    let sequence = FaultPointSequence.run(maximumK: configuration.maximumK, deadline: configuration.deadline) { k in
-                        runOnce(baseline, fault: fault, mode: mode, k: k, label: label(k), figures: &figures, details: &details)
-                    }
+                    let sequence = FaultPointSequence.run(
+                        maximumK: configuration.maximumK, deadline: configuration.deadline,
+                        beforeRun: { k, sofar in
+                            meter.update(
+                                ProgressStatus(
+                                    label: "migration fault sweep", done: figures.runs + sofar.runs, unit: "runs", checks: figures.faultPoints + sofar.faultPoints,
+                                    detail: "sequence \(sequenceIndex)/\(sequenceCount): \(label(k))",
+                                    elapsed: Date().timeIntervalSince(started), secondsLeft: configuration.deadline.map { $0.timeIntervalSinceNow }))
+                        },
+                        { k in runOnce(baseline, fault: fault, mode: mode, k: k, label: label(k), figures: &figures, details: &details) })
                     figures.runs += sequence.runs
                     figures.faultPoints += sequence.faultPoints
                     switch sequence.end {

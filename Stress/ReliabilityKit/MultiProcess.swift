@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataProgress
 
 /// Several processes doing read-modify-write saves on one store file: increments acknowledged
 /// by the workers must all be in the store (no lost update, none counted twice), and
@@ -57,6 +58,10 @@ public struct MultiProcess {
         var totals = Totals()
         var details = DetailLog()
         try? FileManager.default.createDirectory(at: configuration.directory, withIntermediateDirectories: true)
+        // A status line on a terminal only (the phases take seconds each); off one the part
+        // prints its report at the end.
+        let meter = ProgressMeter(lineInterval: nil)
+        defer { meter.finish() }
         for (index, journal) in configuration.journals.enumerated() {
             let url = configuration.directory.appendingPathComponent("counters-\(journal).sqlite")
             removeStore(url)
@@ -79,6 +84,10 @@ public struct MultiProcess {
             ]
             for (phaseIndex, phase) in phases.enumerated() {
                 let label = "\(journal) \(phase.name)"
+                meter.update(
+                    ProgressStatus(
+                        label: "processes", done: index * phases.count + phaseIndex, total: configuration.journals.count * phases.count, unit: "phases",
+                        detail: "\(totals.increments) increments acknowledged; now: \(label)", elapsed: Date().timeIntervalSince(started)))
                 var holder: ChildProcess?
                 if let hold = phase.holdLock {
                     holder = try? ChildProcess(
