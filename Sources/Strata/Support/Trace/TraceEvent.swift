@@ -54,6 +54,8 @@ struct TraceEvent: Sendable {
     /// The flow's number (flow events only).
     var id: UInt64 = 0
     var arguments: [TraceArgument] = []
+    /// Arguments known when the span ended (a row count), written after `arguments`.
+    var results: [TraceArgument] = []
 }
 
 /// Writing events as JSON. `JSONEncoder` took a fifth of the CPU of the traced stress workload
@@ -62,59 +64,68 @@ struct TraceEvent: Sendable {
 extension TraceEvent {
     /// Appends the event as one JSON object; `pid` is the process's number.
     func appendJSON(to out: inout [UInt8], pid: Int32) {
-        out += #"{"name":""#.utf8
-        Self.appendEscaped(name, to: &out)
+        Self.appendLiteral(#"{"name":""#, to: &out)
+        Self.appendLiteral(name, to: &out)
         if let detail {
             out.append(UInt8(ascii: " "))
             Self.appendEscaped(detail.utf8, to: &out)
         }
         out.append(UInt8(ascii: "\""))
         if let category {
-            out += #","cat":""#.utf8
-            Self.appendEscaped(category, to: &out)
+            Self.appendLiteral(#","cat":""#, to: &out)
+            Self.appendLiteral(category, to: &out)
             out.append(UInt8(ascii: "\""))
         }
-        out += #","ph":""#.utf8
+        Self.appendLiteral(#","ph":""#, to: &out)
         out.append(phase.letter)
-        out += #"","ts":"#.utf8
+        Self.appendLiteral(#"","ts":"#, to: &out)
         Self.appendMicroseconds(time, to: &out)
         if phase == .complete {
-            out += #","dur":"#.utf8
+            Self.appendLiteral(#","dur":"#, to: &out)
             Self.appendMicroseconds(duration, to: &out)
         }
-        out += #","pid":"#.utf8
+        Self.appendLiteral(#","pid":"#, to: &out)
         Self.appendInteger(Int(pid), to: &out)
-        out += #","tid":"#.utf8
+        Self.appendLiteral(#","tid":"#, to: &out)
         Self.appendInteger(track, to: &out)
         if phase == .flowStart || phase == .flowFinish {
-            out += #","id":"#.utf8
+            Self.appendLiteral(#","id":"#, to: &out)
             Self.appendInteger(Int(truncatingIfNeeded: id), to: &out)
         }
         // A flow's finish binds to the span that encloses it, not to the next one.
-        if phase == .flowFinish { out += #","bp":"e""#.utf8 }
-        if !arguments.isEmpty {
-            out += #","args":{"#.utf8
-            for (index, argument) in arguments.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                out.append(UInt8(ascii: "\""))
-                Self.appendEscaped(argument.key, to: &out)
-                out += #"":"#.utf8
-                switch argument.value {
-                case .text(let text):
-                    out.append(UInt8(ascii: "\""))
-                    Self.appendEscaped(text.utf8, to: &out)
-                    out.append(UInt8(ascii: "\""))
-                case .number(let number):
-                    Self.appendInteger(number, to: &out)
-                }
-            }
+        if phase == .flowFinish { Self.appendLiteral(#","bp":"e""#, to: &out) }
+        if !arguments.isEmpty || !results.isEmpty {
+            Self.appendLiteral(#","args":{"#, to: &out)
+            var first = true
+            for argument in arguments { Self.append(argument, first: &first, to: &out) }
+            for argument in results { Self.append(argument, first: &first, to: &out) }
             out.append(UInt8(ascii: "}"))
         }
         out.append(UInt8(ascii: "}"))
     }
 
-    private static func appendEscaped(_ text: StaticString, to out: inout [UInt8]) {
-        text.withUTF8Buffer { appendEscaped($0, to: &out) }
+    /// One `"key":value` member of the `args` object.
+    private static func append(_ argument: TraceArgument, first: inout Bool, to out: inout [UInt8]) {
+        if !first { out.append(UInt8(ascii: ",")) }
+        first = false
+        out.append(UInt8(ascii: "\""))
+        appendLiteral(argument.key, to: &out)
+        appendLiteral(#"":"#, to: &out)
+        switch argument.value {
+        case .text(let text):
+            out.append(UInt8(ascii: "\""))
+            appendEscaped(text.utf8, to: &out)
+            out.append(UInt8(ascii: "\""))
+        case .number(let number):
+            appendInteger(number, to: &out)
+        }
+    }
+
+    /// A literal written as it is: the names, keys and categories of events are literals in this
+    /// module with nothing to escape.
+    @inline(__always)
+    static func appendLiteral(_ text: StaticString, to out: inout [UInt8]) {
+        text.withUTF8Buffer { out.append(contentsOf: $0) }
     }
 
     /// UTF-8 text inside a JSON string: quotes, backslashes and control characters escaped.
@@ -128,12 +139,12 @@ extension TraceEvent {
         if copied == true { return }
         for byte in bytes {
             switch byte {
-            case UInt8(ascii: "\""): out += #"\""#.utf8
-            case UInt8(ascii: "\\"): out += #"\\"#.utf8
-            case UInt8(ascii: "\n"): out += #"\n"#.utf8
-            case UInt8(ascii: "\t"): out += #"\t"#.utf8
+            case UInt8(ascii: "\""): Self.appendLiteral(#"\""#, to: &out)
+            case UInt8(ascii: "\\"): Self.appendLiteral(#"\\"#, to: &out)
+            case UInt8(ascii: "\n"): Self.appendLiteral(#"\n"#, to: &out)
+            case UInt8(ascii: "\t"): Self.appendLiteral(#"\t"#, to: &out)
             case 0..<0x20:
-                out += #"\u00"#.utf8
+                Self.appendLiteral(#"\u00"#, to: &out)
                 out.append(hexDigit(byte >> 4))
                 out.append(hexDigit(byte & 0xF))
             default: out.append(byte)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import StrataLocks
+import Synchronization
 
 /// The events one thread gathered for a recording and not yet handed over. Its lock is taken by
 /// its thread on each event and by the recording when it ends, so it is almost never contended.
@@ -8,13 +9,11 @@ final class TraceThreadBuffer: Sendable {
     let events = StrataLock<[TraceEvent]>([])
 }
 
-/// One recording: each thread gathers events in its own buffer and hands them over in batches;
-/// batches are turned into JSON and appended to the file on a serial writer queue.
+/// One recording: each thread gathers events in its own buffer and hands them over in batches
+/// to a serial writer queue, which turns each batch into JSON and appends it to the file.
 final class TraceSession: Sendable {
     /// Events a thread gathers before handing them over.
-    static let threadBatchSize = 256
-    /// Events gathered before a chunk goes to the writer.
-    static let chunkSize = 32_768
+    static let threadBatchSize = 512
 
     let url: URL
     /// The recording's time zero, in `DispatchTime` nanoseconds.
@@ -22,20 +21,17 @@ final class TraceSession: Sendable {
     let maximumEvents: Int
     let pid = ProcessInfo.processInfo.processIdentifier
 
-    private struct Shared {
-        var pending: [TraceEvent] = []
-        var namedTracks: Set<Int> = []
-        var recorded = 0
-        var dropped = 0
-    }
-
     private struct Output {
         var handle: FileHandle?
         var wroteEvent = false
         var error: (any Error)?
     }
 
-    private let shared = StrataLock(Shared())
+    /// Events handed to the writer, and events dropped over the limit.
+    private let recorded = Atomic<Int>(0)
+    private let dropped = Atomic<Int>(0)
+    /// Tracks named so far (their `thread_name` event is written once).
+    private let namedTracks = StrataLock<Set<Int>>([])
     private let threadBuffers = StrataLock<[TraceThreadBuffer]>([])
     private let output: StrataLock<Output>
     private let writer = DispatchQueue(label: "strata.trace.writer")
@@ -55,9 +51,8 @@ final class TraceSession: Sendable {
         } catch {
             throw StrataError(code: StrataError.Code.coreData, message: "Could not open the trace file \(url.path): \(error)", url: url)
         }
-        shared.withLock {
-            $0.pending.append(TraceEvent(name: "process_name", phase: .metadata, time: 0, track: 0, arguments: [.text("name", "Strata")]))
-        }
+        let process = TraceEvent(name: "process_name", phase: .metadata, time: 0, track: 0, arguments: [.text("name", "Strata")])
+        writer.async { [self] in write([process]) }
     }
 
     /// Nanoseconds since the recording started.
@@ -70,7 +65,8 @@ final class TraceSession: Sendable {
             events.append(event)
             guard events.count >= Self.threadBatchSize else { return nil }
             let full = events
-            events.removeAll(keepingCapacity: true)
+            events = []
+            events.reserveCapacity(Self.threadBatchSize)
             return full
         }
         if let full { submit(full) }
@@ -83,13 +79,12 @@ final class TraceSession: Sendable {
             state.namedTracks = []
         }
         guard state.namedTracks.insert(track.id).inserted else { return }
-        let isNew = shared.withLock { $0.namedTracks.insert(track.id).inserted }
-        guard isNew else { return }
+        guard namedTracks.withLock({ $0.insert(track.id).inserted }) else { return }
         let events = [
             TraceEvent(name: "thread_name", phase: .metadata, time: 0, track: track.id, arguments: [.text("name", name())]),
             TraceEvent(name: "thread_sort_index", phase: .metadata, time: 0, track: track.id, arguments: [.number("sort_index", track.id)]),
         ]
-        shared.withLock { $0.pending += events }
+        writer.async { [self] in write(events) }
     }
 
     /// This thread's buffer, made and registered on the thread's first event.
@@ -102,29 +97,20 @@ final class TraceSession: Sendable {
         return buffer
     }
 
-    /// Adds a thread's batch to the next chunk (or counts it as dropped past the limit) and
-    /// hands a full chunk to the writer.
+    /// Hands a thread's batch to the writer, or counts it as dropped past the limit.
     private func submit(_ events: [TraceEvent]) {
-        let chunk: [TraceEvent]? = shared.withLock { shared in
-            guard shared.recorded + events.count <= maximumEvents else {
-                shared.dropped += events.count
-                return nil
-            }
-            shared.recorded += events.count
-            shared.pending += events
-            guard shared.pending.count >= Self.chunkSize else { return nil }
-            let chunk = shared.pending
-            shared.pending = []
-            return chunk
+        guard recorded.add(events.count, ordering: .relaxed).newValue <= maximumEvents else {
+            dropped.add(events.count, ordering: .relaxed)
+            return
         }
-        if let chunk { writer.async { [self] in write(chunk) } }
+        writer.async { [self] in write(events) }
     }
 
-    /// Writes `events` as the next part of the `traceEvents` array.
+    /// Writes `events` as the next part of the `traceEvents` array. Runs on the writer queue.
     private func write(_ events: [TraceEvent]) {
         guard !events.isEmpty else { return }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(events.count * 160)
+        bytes.reserveCapacity(events.count * 200)
         for event in events {
             if !bytes.isEmpty { bytes.append(UInt8(ascii: ",")) }
             event.appendJSON(to: &bytes, pid: pid)
@@ -152,12 +138,8 @@ final class TraceSession: Sendable {
             }
             if !rest.isEmpty { submit(rest) }
         }
-        let (rest, dropped) = shared.withLock { shared in
-            let rest = shared.pending
-            shared.pending = []
-            return (rest, shared.dropped)
-        }
-        writer.sync { write(rest) }
+        writer.sync {}
+        let dropped = dropped.load(ordering: .relaxed)
         let failure: (any Error)? = output.withLock { output in
             guard let handle = output.handle else { return output.error }
             output.handle = nil

@@ -57,12 +57,12 @@ extension StrataTrace {
         var event = TraceEvent(name: name, detail: detail, category: category.name, phase: .complete, time: start, track: track.id, arguments: arguments)
         do {
             let result = try body()
-            event.arguments += outcome(result)
+            event.results = outcome(result)
             event.duration = session.now() &- start
             session.record(event, from: state)
             return result
         } catch {
-            event.arguments.append(.text("error", "\(error)"))
+            event.results = [.text("error", "\(error)")]
             event.duration = session.now() &- start
             session.record(event, from: state)
             throw error
