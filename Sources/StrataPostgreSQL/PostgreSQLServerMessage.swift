@@ -45,7 +45,7 @@ struct PostgreSQLServerMessage {
             }
         }
         if message.isEmpty {
-            message = lines.joined(separator: " ").replacingTabs().trimmingSpaces()
+            message = lines.map { $0.trimmingBlanks() }.filter { !$0.isEmpty }.joined(separator: " ")
         }
     }
 
@@ -55,8 +55,9 @@ struct PostgreSQLServerMessage {
 }
 
 extension String {
-    fileprivate func replacingTabs() -> String { String(map { $0 == "\t" ? " " : $0 }) }
-    fileprivate func trimmingSpaces() -> String {
-        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+    /// The string without leading and trailing spaces and tabs.
+    fileprivate func trimmingBlanks() -> String {
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        return String(drop(while: isBlank).reversed().drop(while: isBlank).reversed())
     }
 }

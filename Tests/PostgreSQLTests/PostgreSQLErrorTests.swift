@@ -74,6 +74,7 @@ struct PostgreSQLErrorTests {
         #expect(error.kind == .connectionFailed)
         #expect(error.sqlState == nil)
         #expect(error.message.contains("refused"))
+        #expect(!error.message.contains("\t") && !error.message.contains("  ") && !error.message.contains("\n"))
         #expect(!error.description.contains("not-the-password"))
     }
 

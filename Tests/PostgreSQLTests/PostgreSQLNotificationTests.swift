@@ -23,6 +23,19 @@ struct PostgreSQLNotificationTests {
         #expect(try listener.notifications(timeout: .milliseconds(200)).isEmpty)
     }
 
+    /// libpq also reads notifications while it waits for a statement's result and queues them
+    /// (`PQnotifies`): they are returned at once afterwards, with no wait.
+    @Test func notificationsReadDuringAStatementAreKept() throws {
+        let listener = try PostgreSQLTestServer.connect()
+        let sender = try PostgreSQLTestServer.connect()
+        let channel = "during_\(UUID().uuidString.prefix(6))"
+        try listener.listen(channel)
+        try sender.notify(channel, payload: "queued")
+        // pg_sleep lets the notification arrive before the result does.
+        try listener.execute("SELECT pg_sleep(0.2)")
+        #expect(try listener.notifications(timeout: .zero).map(\.payload) == ["queued"])
+    }
+
     /// A listener blocked in `notifications(timeout:)` wakes when a notification arrives from
     /// another thread's connection, without waiting for the timeout.
     @Test func waitingListenerWakesWhenANotificationArrives() throws {
