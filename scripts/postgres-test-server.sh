@@ -7,7 +7,10 @@
 #   scripts/postgres-test-server.sh stop    stop that server and remove its folder
 #   scripts/postgres-test-server.sh run CMD…  start, run CMD with STRATA_TEST_POSTGRESQL_URL set,
 #                                           stop (also when CMD fails or is interrupted); exit
-#                                           status of CMD
+#                                           status of CMD. Each run keeps its own state file, so
+#                                           runs at the same time do not meet.
+#   scripts/postgres-test-server.sh check   print the folder of initdb and pg_ctl; exit 1 if
+#                                           they are not installed (`make deps` asks)
 #
 # The server listens on 127.0.0.1 only (and on a Unix socket inside its folder), with password
 # authentication (scram-sha-256) for TCP: a superuser role `strata` with a random password that
@@ -51,8 +54,11 @@ as_owner() {
     fi
 }
 
+# A port the kernel just gave out as free (python3), else a random one; a start that finds it
+# taken tries again.
 free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()' 2>/dev/null ||
+        echo $((20000 + RANDOM % 40000))
 }
 
 stop_server() {
@@ -113,12 +119,14 @@ start_server() {
 case "${1:-}" in
     start) start_server ;;
     stop) stop_server ;;
+    check) find_bin ;;
     url)
         [ -f "$state_file" ] && sed -n 's/^url=//p' "$state_file" | grep . || { log "no server running (start it first)"; exit 1; }
         ;;
     run)
         shift
         [ $# -gt 0 ] || { log "run needs a command"; exit 2; }
+        [ -n "${STRATA_POSTGRESQL_STATE_FILE:-}" ] || state_file="$(mktemp -u "${TMPDIR:-/tmp}/strata-postgresql-state.XXXXXX")"
         url="$(start_server)"
         trap stop_server EXIT
         trap 'exit 130' INT TERM
@@ -127,7 +135,7 @@ case "${1:-}" in
         exit "$status"
         ;;
     *)
-        echo "usage: $0 start|stop|url|run COMMAND…" >&2
+        echo "usage: $0 start|stop|url|check|run COMMAND…" >&2
         exit 2
         ;;
 esac
