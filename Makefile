@@ -2,13 +2,14 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 JOBS ?= 2
-PACKAGES := libsqlite3-dev libjemalloc-dev
+PACKAGES := libsqlite3-dev libjemalloc-dev libpq-dev postgresql
 
 .PHONY: deps run examples test stress stress-tsan stress-large stress-large-quick stress-negative-control bench bench-quick reliability reliability-quick fuzz fuzz-quick fuzz-build fuzz-store-seeds lint layers docs clean
 
-# Installs the system libraries when pkg-config cannot find them (needs root, as in CI).
+# Installs the system libraries when pkg-config cannot find them, and PostgreSQL's server when its
+# initdb is missing (the PostgreSQL tests run a throwaway server; needs root, as in CI).
 deps:
-	@if ! pkg-config --exists sqlite3 jemalloc 2>/dev/null; then \
+	@if ! pkg-config --exists sqlite3 jemalloc libpq 2>/dev/null || ! scripts/postgres-test-server.sh check >/dev/null 2>&1; then \
 		echo "Installing $(PACKAGES)…"; \
 		SUDO=""; if [ "$$(id -u)" != "0" ]; then SUDO="sudo"; fi; \
 		$$SUDO apt-get install -y $(PACKAGES) >/dev/null 2>&1 || \
@@ -31,10 +32,19 @@ examples: deps
 	$(SWIFT) build -j $(JOBS) --product strata-live-results
 	./.build/debug/strata-live-results
 
-# Builds and runs every test.
+# Builds and runs every test. The PostgreSQL tests (Tests/PostgreSQLTests) need a server: a
+# throwaway one (scripts/postgres-test-server.sh: initdb in a temporary folder, 127.0.0.1 on a free
+# port) is started for the run and stopped after it, also when a test fails, unless
+# STRATA_TEST_POSTGRESQL_URL already names one (.ci/run starts one for its whole run) or
+# STRATA_SKIP_POSTGRESQL=1 skips those tests.
+TEST_COMMAND = $(SWIFT) test --skip-build --parallel --num-workers $(JOBS)
 test: deps
 	$(SWIFT) build --build-tests -j $(JOBS)
-	$(SWIFT) test --skip-build --parallel --num-workers $(JOBS)
+	@if [ -n "$$STRATA_TEST_POSTGRESQL_URL" ] || [ "$$STRATA_SKIP_POSTGRESQL" = "1" ]; then \
+		echo "$(TEST_COMMAND)"; $(TEST_COMMAND); \
+	else \
+		echo "scripts/postgres-test-server.sh run $(TEST_COMMAND)"; scripts/postgres-test-server.sh run $(TEST_COMMAND); \
+	fi
 
 # Seeded, time-bounded concurrent bank workload on 16 contexts (60 s by default; the seed is
 # printed). Exit status 1 when an invariant fails. Examples:

@@ -7,6 +7,8 @@
 //   StrataLocks ← StrataProgress (the terminal progress line) ← BenchmarkHarness, StrataStressKit,
 //   ReliabilityKit and their executables (it imports nothing of Strata);
 //   CSQLite ← StrataSQLite ← Strata ← StrataTestSupport ← StrataStressKit ← StrataStress / tests;
+//   CLibPQ ← StrataPostgreSQL (the libpq connection layer; StrataLocks below it, nothing of Strata
+//   above it: the PostgreSQL store will import it as Strata imports StrataSQLite) ← PostgreSQLTests;
 //   Strata ← StrataDemo / StrataHistoryImporter / StrataUndoEditor / StrataLiveResults (Examples/) / Benchmarks;
 //   Strata ← StrataCodeGeneration (model file → Swift) ← strata (the tool, Sources/StrataCLI) ← the
 //   StrataModelCodegen build-tool plugin (Plugins/), which CodegenPluginTests uses on its own model.
@@ -43,6 +45,11 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .systemLibrary(
             name: "CJemalloc",
             pkgConfig: "jemalloc",
             providers: [.apt(["libjemalloc-dev"])]
@@ -59,6 +66,11 @@ let package = Package(
         .target(
             name: "StrataSQLite",
             dependencies: ["CSQLite"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "StrataPostgreSQL",
+            dependencies: ["CLibPQ", "StrataLocks"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -186,6 +198,11 @@ let package = Package(
             exclude: ["Library.xcdatamodeld"],
             swiftSettings: strictSettings,
             plugins: [.plugin(name: "StrataModelCodegen")]
+        ),
+        .testTarget(
+            name: "PostgreSQLTests",
+            dependencies: ["StrataPostgreSQL", "CLibPQ"],
+            swiftSettings: strictSettings
         ),
         .testTarget(
             name: "BenchmarkHarnessTests",

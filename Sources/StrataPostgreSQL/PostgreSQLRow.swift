@@ -1,0 +1,115 @@
+import CLibPQ
+import Foundation
+
+/// One row of a ``PostgreSQLResult``, read by column index or by exact column name.
+///
+/// Every reader returns nil for SQL `NULL` and throws `PostgreSQLError.Kind.conversion` when the
+/// column does not exist or its text is not of the type asked for; nothing traps. Values arrive
+/// in PostgreSQL's text output format: `int2`/`int4`/`int8` as decimal, `float8` as its shortest
+/// exact form (`extra_float_digits` 1, the default since PostgreSQL 12), `bool` as `t`/`f`,
+/// `bytea` as `\x` and hex (`bytea_output` hex, the default), `numeric`, `timestamptz` and the
+/// rest as the server prints them. A value type, `Sendable`.
+public struct PostgreSQLRow: Sendable {
+    /// The result the row belongs to.
+    public let result: PostgreSQLResult
+    /// The row's position in the result.
+    public let index: Int
+
+    /// The column's text, or nil for NULL.
+    private func raw(_ column: Int) throws -> String? {
+        guard column >= 0, column < result.columnNames.count, index >= 0, index < result.count else {
+            throw PostgreSQLError(
+                kind: .conversion, message: "no column \(column) in row \(index) (the result has \(result.columnNames.count) columns, \(result.count) rows)",
+                activity: "reading a row")
+        }
+        let row = Int32(index)
+        let field = Int32(column)
+        if PQgetisnull(result.handle, row, field) == 1 { return nil }
+        guard let value = PQgetvalue(result.handle, row, field) else { return nil }
+        let length = Int(PQgetlength(result.handle, row, field))
+        // The connection asks for client_encoding UTF8, so text values are UTF-8.
+        return value.withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+    }
+
+    private func column(named name: String) throws -> Int {
+        guard let column = result.columnIndex(named: name) else {
+            throw PostgreSQLError(
+                kind: .conversion, message: "no column named \"\(name)\" (columns: \(result.columnNames.joined(separator: ", ")))", activity: "reading a row")
+        }
+        return column
+    }
+
+    private func converted<T>(_ column: Int, as type: String, _ convert: (String) -> T?) throws -> T? {
+        guard let text = try raw(column) else { return nil }
+        guard let value = convert(text) else {
+            throw PostgreSQLError(
+                kind: .conversion, message: "column \"\(result.columnNames[column])\" holds \"\(text.prefix(40))\", not a \(type)", activity: "reading a row")
+        }
+        return value
+    }
+
+    /// Whether the column is NULL.
+    public func isNull(_ column: Int) throws -> Bool { try raw(column) == nil }
+    /// The column's text as the server printed it (any type), or nil for NULL.
+    public func string(_ column: Int) throws -> String? { try raw(column) }
+    /// The column as a 64-bit integer (`int2`, `int4`, `int8`, or text holding one), or nil.
+    public func int64(_ column: Int) throws -> Int64? { try converted(column, as: "64-bit integer") { Int64($0) } }
+    /// The column as a double (`float4`, `float8`, integers, `Infinity`, `NaN`), or nil.
+    public func double(_ column: Int) throws -> Double? { try converted(column, as: "double") { Double($0) } }
+    /// The column as a boolean (`bool`: `t` or `f`), or nil.
+    public func bool(_ column: Int) throws -> Bool? {
+        try converted(column, as: "boolean") {
+            switch $0 {
+            case "t", "true": return true
+            case "f", "false": return false
+            default: return nil
+            }
+        }
+    }
+    /// The column as a UUID (`uuid`), or nil.
+    public func uuid(_ column: Int) throws -> UUID? { try converted(column, as: "UUID") { UUID(uuidString: $0) } }
+    /// The bytes of a `bytea` column, decoded from its text form by libpq's `PQunescapeBytea`, or nil.
+    public func data(_ column: Int) throws -> Data? { try converted(column, as: "bytea value", Self.unescapeBytea) }
+
+    /// Whether the column called `name` is NULL.
+    public func isNull(_ name: String) throws -> Bool { try isNull(column(named: name)) }
+    /// The text of the column called `name`, or nil for NULL.
+    public func string(_ name: String) throws -> String? { try string(column(named: name)) }
+    /// The column called `name` as a 64-bit integer, or nil.
+    public func int64(_ name: String) throws -> Int64? { try int64(column(named: name)) }
+    /// The column called `name` as a double, or nil.
+    public func double(_ name: String) throws -> Double? { try double(column(named: name)) }
+    /// The column called `name` as a boolean, or nil.
+    public func bool(_ name: String) throws -> Bool? { try bool(column(named: name)) }
+    /// The column called `name` as a UUID, or nil.
+    public func uuid(_ name: String) throws -> UUID? { try uuid(column(named: name)) }
+    /// The bytes of the `bytea` column called `name`, or nil.
+    public func data(_ name: String) throws -> Data? { try data(column(named: name)) }
+
+    /// The column as the value its type maps to: integers as `.int64`, `float4`/`float8` as
+    /// `.double`, `bool`, `bytea` as `.bytes`, `uuid`, NULL as `.null`, any other type as `.text`.
+    public func value(_ column: Int) throws -> PostgreSQLValue {
+        guard try raw(column) != nil else { return .null }
+        switch result.columnType(column) {
+        case PostgreSQLTypeOID.int2, PostgreSQLTypeOID.int4, PostgreSQLTypeOID.int8, PostgreSQLTypeOID.oid: return try int64(column).map(PostgreSQLValue.int64) ?? .null
+        case PostgreSQLTypeOID.float4, PostgreSQLTypeOID.float8: return try double(column).map(PostgreSQLValue.double) ?? .null
+        case PostgreSQLTypeOID.bool: return try bool(column).map(PostgreSQLValue.bool) ?? .null
+        case PostgreSQLTypeOID.bytea: return try data(column).map(PostgreSQLValue.bytes) ?? .null
+        case PostgreSQLTypeOID.uuid: return try uuid(column).map(PostgreSQLValue.uuid) ?? .null
+        default: return try string(column).map(PostgreSQLValue.text) ?? .null
+        }
+    }
+
+    /// The column called `name` as the value its type maps to.
+    public func value(_ name: String) throws -> PostgreSQLValue { try value(column(named: name)) }
+
+    /// Decodes `bytea` text output (hex `\x…` or the older escape format); nil when malformed.
+    static func unescapeBytea(_ text: String) -> Data? {
+        var length = 0
+        guard let bytes = PQunescapeBytea(text, &length) else { return nil }
+        defer { PQfreemem(bytes) }
+        return Data(bytes: bytes, count: length)
+    }
+}
