@@ -8,7 +8,8 @@
 //   ReliabilityKit and their executables (it imports nothing of Strata);
 //   CSQLite ← StrataSQLite ← Strata ← StrataTestSupport ← StrataStressKit ← StrataStress / tests;
 //   CLibPQ ← StrataPostgreSQL (the libpq connection layer; StrataLocks below it, nothing of Strata
-//   above it: the PostgreSQL store will import it as Strata imports StrataSQLite) ← PostgreSQLTests;
+//   above it) ← PostgreSQLTests; Strata + StrataPostgreSQL ← StrataPostgreSQLStore (the PostgreSQL
+//   store, written against Strata's public store seam only) ← StrataTests (store conformance);
 //   Strata ← StrataDemo / StrataHistoryImporter / StrataUndoEditor / StrataLiveResults (Examples/) / Benchmarks;
 //   Strata ← StrataCodeGeneration (model file → Swift) ← strata (the tool, Sources/StrataCLI) ← the
 //   StrataModelCodegen build-tool plugin (Plugins/), which CodegenPluginTests uses on its own model.
@@ -31,6 +32,7 @@ let package = Package(
     name: "Strata",
     products: [
         .library(name: "Strata", targets: ["Strata"]),
+        .library(name: "StrataPostgreSQLStore", targets: ["StrataPostgreSQLStore"]),
         .executable(name: "strata-demo", targets: ["StrataDemo"]),
         .executable(name: "strata-history-importer", targets: ["StrataHistoryImporter"]),
         .executable(name: "strata-undo-editor", targets: ["StrataUndoEditor"]),
@@ -76,6 +78,11 @@ let package = Package(
         .target(
             name: "Strata",
             dependencies: ["StrataLocks", "StrataSQLite"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "StrataPostgreSQLStore",
+            dependencies: ["Strata", "StrataPostgreSQL", "StrataLocks"],
             swiftSettings: strictSettings
         ),
         .target(
