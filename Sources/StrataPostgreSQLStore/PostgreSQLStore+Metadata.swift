@@ -21,6 +21,11 @@ extension PostgreSQLStore {
                     try checkCompatibility(metadata)
                     return metadata
                 }
+                if isReadOnly {
+                    throw StrataError(
+                        code: StrataError.Code.persistentStoreOpen,
+                        message: "The PostgreSQL namespace '\(schema.namespace)' holds no store, and a read-only store cannot create one", url: redactedURL)
+                }
                 for statement in try schema.creationStatements(model: model, configurationName: configurationName) {
                     try connection.execute(statement)
                 }

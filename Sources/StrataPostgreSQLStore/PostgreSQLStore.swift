@@ -31,6 +31,9 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     let plans: [String: PostgreSQLEntityPlan]
     /// The URL with `***` in place of any password: the only form errors carry.
     let redactedURL: URL?
+    /// Whether the store was added with `PersistentStoreOption.readOnly`: saves and metadata
+    /// writes are refused (134030), and a namespace without a store is not given one.
+    let isReadOnly: Bool
 
     /// Creates the store for the `postgresql://` URL `url`; opens no connection (that is
     /// ``loadMetadata()``'s job). Throws 134080 (`persistentStoreOpen`) for a missing or
@@ -43,8 +46,8 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
                 message: "A PostgreSQL store needs a postgresql://user:password@host:port/database URL")
         }
         let configuration: PostgreSQLConfiguration
+        let timeout = Self.number(options[PostgreSQLStoreOption.connectionTimeout]) ?? 5
         do {
-            let timeout = options[PostgreSQLStoreOption.connectionTimeout] as? Double ?? 5
             configuration = try PostgreSQLConfiguration(url: url.absoluteString, defaultConnectTimeout: .milliseconds(Int64(max(timeout, 0.1) * 1000)))
         } catch {
             throw StrataError(code: StrataError.Code.persistentStoreOpen, message: "Opening the PostgreSQL store failed: \(error)")
@@ -57,14 +60,14 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
         } catch {
             throw StrataError(code: StrataError.Code.persistentStoreOpen, message: "The model cannot be stored in PostgreSQL: \(error)", url: redacted)
         }
-        let connections = options[PostgreSQLStoreOption.maximumConnections] as? Int ?? PostgreSQLStoreOption.defaultMaximumConnections
-        let checkout = options[PostgreSQLStoreOption.connectionTimeout] as? Double ?? 5
+        let connections = Self.number(options[PostgreSQLStoreOption.maximumConnections]).map { Int($0) } ?? PostgreSQLStoreOption.defaultMaximumConnections
         self.configuration = configuration
+        self.isReadOnly = options[PersistentStoreOption.readOnly] as? Bool ?? false
         self.redactedURL = redacted
         self.schema = schema
         self.plans = PostgreSQLEntityPlan.plans(for: model, configurationName: configurationName, schema: schema)
         self.pool = PostgreSQLConnectionPool(
-            configuration: configuration, maximumConnections: max(1, connections), checkoutTimeout: .milliseconds(Int64(max(checkout, 0.1) * 1000)))
+            configuration: configuration, maximumConnections: max(1, connections), checkoutTimeout: .milliseconds(Int64(max(timeout, 0.1) * 1000)))
         try super.init(model: model, configurationName: configurationName, url: url, options: options)
     }
 
@@ -78,7 +81,10 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
 
     /// Replaces the stored metadata (property-list values only; anything else is refused with
     /// 134070 and nothing is written). Callable from any thread.
-    public override func writeMetadata(_ metadata: [String: any Sendable]) throws { try storeMetadata(metadata) }
+    public override func writeMetadata(_ metadata: [String: any Sendable]) throws {
+        if isReadOnly { throw readOnlyError() }
+        try storeMetadata(metadata)
+    }
 
     /// The rows `request` matches, in its order and window. Callable from any thread.
     public override func fetchRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> [IncrementalStoreNode] {
@@ -111,7 +117,10 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
 
     /// Applies a save in one transaction, all or nothing (see PostgreSQLStore+Save.swift).
     /// Callable from any thread.
-    public override func save(_ request: SaveChangesRequest) throws -> SaveChangesResult { try saveChanges(request) }
+    public override func save(_ request: SaveChangesRequest) throws -> SaveChangesResult {
+        if isReadOnly { throw readOnlyError() }
+        return try saveChanges(request)
+    }
 
     /// `count` new permanent IDs for objects of `entity`, from its inheritance root's key
     /// sequence. Callable from any thread.
@@ -134,6 +143,20 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
             }
             return key
         }
+    }
+
+    /// A numeric option's value (`Int` or `Double`, as an app may give either), else nil.
+    static func number(_ value: (any Sendable)?) -> Double? {
+        switch value {
+        case let double as Double: return double.isFinite ? double : nil
+        case let int as Int: return Double(int)
+        default: return nil
+        }
+    }
+
+    /// The error a write to a read-only store fails with (134030, as on SQLite).
+    func readOnlyError() -> StrataError {
+        StrataError(code: StrataError.Code.persistentStoreSave, message: "The PostgreSQL store was opened read-only", url: redactedURL)
     }
 
     /// Closes the pool's connections; the store is not used afterwards. Callable from any thread.

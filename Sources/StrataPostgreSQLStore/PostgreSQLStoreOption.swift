@@ -1,6 +1,7 @@
 /// Option keys of the PostgreSQL store, for `addPersistentStore(type: .postgreSQL, at:options:)`
 /// and `PersistentStoreDescription.setOption(_:forKey:)`, beside Strata's
-/// `PersistentStoreOption` keys.
+/// `PersistentStoreOption` keys (of those, the store honours `readOnly`: saves and metadata
+/// writes are refused with 134030, and a namespace without a store is not given one).
 ///
 /// Constants: use them on any thread.
 public enum PostgreSQLStoreOption {

@@ -160,6 +160,43 @@ struct PostgreSQLStoreTests {
         #expect(coordinator.persistentStores.isEmpty)
     }
 
+    // Core Data: 134080 for a store that cannot be opened; here the database does not exist
+    // (SQLSTATE 3D000, invalid_catalog_name).
+    @Test("a missing database fails to open with 134080 and 3D000")
+    func missingDatabase() throws {
+        let text = try PostgreSQLTestDatabase.serverURL()
+        let url = try #require(URL(string: text.replacingOccurrences(of: "/strata_test", with: "/no_such_database_\(UUID().uuidString.prefix(6).lowercased())")))
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.everyTypeModel())
+        let error = Self.strataError { try coordinator.addPersistentStore(type: .postgreSQL, at: url) }
+        #expect(error?.code == StrataError.Code.persistentStoreOpen)
+        #expect(error?.message.contains("3D000") == true)
+    }
+
+    // Core Data: a store added with NSReadOnlyPersistentStoreOption reads but refuses saves.
+    @Test("a read-only store reads, refuses saves and creates nothing")
+    func readOnly() throws {
+        let database = try PostgreSQLTestDatabase()
+        let model = Self.everyTypeModel()
+        let refused = PersistentStoreCoordinator(managedObjectModel: model)
+        let createError = Self.strataError { try database.addStore(to: refused, options: [PersistentStoreOption.readOnly: true]) }
+        #expect(createError?.code == StrataError.Code.persistentStoreOpen)
+        let writer = Self.context(try Self.coordinator(database, model: model))
+        try writer.performAndWait {
+            ManagedObject(entity: try #require(model.entitiesByName["Tag"]), insertInto: writer).setValue("x", forKey: "label")
+            try writer.save()
+        }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try database.addStore(to: coordinator, options: [PersistentStoreOption.readOnly: true])
+        let reader = Self.context(coordinator)
+        let error = try reader.performAndWait { () throws -> StrataError? in
+            let tag = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Tag")).first)
+            #expect(tag.value(forKey: "label") as? String == "x")
+            tag.setValue("y", forKey: "label")
+            return Self.strataError { try reader.save() }
+        }
+        #expect(error?.code == StrataError.Code.persistentStoreSave)
+    }
+
     // Core Data: a store keeps its NSStoreUUID and its objects across opens; the metadata names
     // the store type and holds the model's entity version hashes.
     @Test("reopening keeps the store's UUID, metadata and data")
