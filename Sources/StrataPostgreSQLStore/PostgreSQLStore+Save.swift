@@ -6,9 +6,10 @@ extension PostgreSQLStore {
     /// Applies a save in one `READ COMMITTED` transaction: all of it or none of it.
     ///
     /// 1. Inserted objects with temporary IDs get keys from their root's sequence (one
-    ///    statement per table); rows are inserted with version 1, to-ones naming inserted objects
-    ///    resolved to their new keys (foreign keys are deferred to the commit, so objects may
-    ///    point at each other).
+    ///    statement per table); rows are inserted with version 1, many per statement (one
+    ///    multi-row `INSERT` per entity and batch), to-ones naming inserted objects resolved to
+    ///    their new keys (foreign keys are deferred to the commit, so objects may point at each
+    ///    other).
     /// 2. Updates write only their changed keys, bump `"$version"` and check the base version
     ///    (`WHERE "$version" = base`, unless the update ignores versions), in key order so that
     ///    two saves lock rows in the same order. An update that touches no row is a conflict.
@@ -35,7 +36,7 @@ extension PostgreSQLStore {
                 try connection.transaction(isolation: .readCommitted) {
                     var writer = SaveWriter(store: self, connection: connection)
                     try writer.assignKeys(inserted)
-                    for node in inserted { try writer.insert(node) }
+                    try writer.insert(inserted)
                     for update in updates.sorted(by: { writer.lockOrder($0.node.objectID, $1.node.objectID) }) { try writer.update(update) }
                     try writer.writeToMany(toMany)
                     for deletion in deletes.sorted(by: { writer.lockOrder($0.objectID, $1.objectID) }) { try writer.delete(deletion) }
@@ -122,19 +123,38 @@ struct SaveWriter {
         }
     }
 
-    /// Inserts `node`'s row at version 1.
-    mutating func insert(_ node: IncrementalStoreNode) throws {
-        let plan = try store.plan(for: node.entity)
-        guard let permanent = result.permanentIDs[node.objectID], let key = store.referenceObject(for: permanent) else { return }
-        var columns = [pk, "\"\(PostgreSQLTable.entityColumn)\"", versionColumn]
-        var parameters: [PostgreSQLValue] = [.int64(key), .text(node.entity.name), .int64(1)]
-        for field in plan.fields {
-            columns.append(field.quotedColumn)
-            parameters.append(try parameter(field, of: node))
+    /// The most parameters one multi-row `INSERT` binds (PostgreSQL's limit is 65,535).
+    static let parametersPerInsert = 30_000
+
+    /// Inserts the rows of `nodes` at version 1: one multi-row `INSERT` per entity (in name
+    /// order) and batch of at most ``parametersPerInsert`` parameters.
+    mutating func insert(_ nodes: [IncrementalStoreNode]) throws {
+        var byEntity: [String: [IncrementalStoreNode]] = [:]
+        for node in nodes { byEntity[node.entity.name, default: []].append(node) }
+        for name in byEntity.keys.sorted() {
+            guard let group = byEntity[name], let first = group.first else { continue }
+            let plan = try store.plan(for: first.entity)
+            let columns = [pk, "\"\(PostgreSQLTable.entityColumn)\"", versionColumn] + plan.fields.map(\.quotedColumn)
+            let rowsPerStatement = max(1, Self.parametersPerInsert / columns.count)
+            var start = 0
+            while start < group.count {
+                let batch = group[start..<min(start + rowsPerStatement, group.count)]
+                start += rowsPerStatement
+                var parameters: [PostgreSQLValue] = []
+                var tuples: [String] = []
+                for node in batch {
+                    guard let permanent = result.permanentIDs[node.objectID], let key = store.referenceObject(for: permanent) else { continue }
+                    let base = parameters.count
+                    parameters += [.int64(key), .text(node.entity.name), .int64(1)]
+                    for field in plan.fields { parameters.append(try parameter(field, of: node)) }
+                    tuples.append("(" + (base + 1...parameters.count).map { "$\($0)" }.joined(separator: ", ") + ")")
+                    result.versions[permanent] = 1
+                }
+                guard !tuples.isEmpty else { continue }
+                try connection.execute(
+                    "INSERT INTO \(plan.table.quotedName) (\(columns.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", "))", parameters: parameters)
+            }
         }
-        let placeholders = (1...parameters.count).map { "$\($0)" }.joined(separator: ", ")
-        try connection.execute("INSERT INTO \(plan.table.quotedName) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))", parameters: parameters)
-        result.versions[permanent] = 1
     }
 
     /// Writes `update`'s changed keys and bumps the version, or records a conflict when the row
