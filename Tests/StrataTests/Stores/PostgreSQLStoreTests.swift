@@ -747,4 +747,67 @@ struct PostgreSQLStoreTests {
         #expect(rows.count == count)
         #expect(Set(rows.compactMap { $0.value(forKey: "i64") as? Int64 }) == Set((0..<Int64(count)).map { $0 }))
     }
+
+    // A released coordinator leaves no connection behind: a server's connection slots are few
+    // (100 by default), and app servers create and drop coordinators.
+    @Test("releasing a coordinator closes its connections")
+    func connectionsClose() throws {
+        let database = try PostgreSQLTestDatabase()
+        let model = Self.everyTypeModel()
+        let name = "strata_close_\(UUID().uuidString.prefix(8).lowercased())"
+        let url = try #require(URL(string: database.url.absoluteString + (database.url.query == nil ? "?" : "&") + "application_name=\(name)"))
+        let connection = try database.connect()
+        func open() throws -> Int64? {
+            try connection.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", parameters: [.text(name)]).first?.int64(0)
+        }
+        do {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+            try coordinator.addPersistentStore(type: .postgreSQL, at: url, options: database.options)
+            let context = Self.context(coordinator)
+            try context.performAndWait {
+                ManagedObject(entity: try #require(model.entitiesByName["Tag"]), insertInto: context).setValue("x", forKey: "label")
+                try context.save()
+            }
+            #expect(try open() ?? 0 >= 1)
+        }
+        // Closing is asynchronous on the server side: wait up to 5 s for the sessions to end.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while try open() ?? 0 > 0 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(try open() == 0)
+    }
+
+    // Core Data takes entity and property names of any length; PostgreSQL cuts identifiers at
+    // 63 bytes, so the store shortens long names with a hash (`PostgreSQLSchema.identifier`) and
+    // two names sharing a long prefix still get their own tables and columns.
+    @Test("names longer than PostgreSQL's 63-byte identifiers")
+    func longNames() throws {
+        let prefix = String(repeating: "VeryLongName", count: 6)
+        let first = EntityDescription(name: prefix + "First")
+        let second = EntityDescription(name: prefix + "Second")
+        first.properties = [
+            AttributeDescription(name: prefix.lowercased() + "A", type: .string),
+            AttributeDescription(name: prefix.lowercased() + "B", type: .string),
+            RelationshipDescription(name: prefix.lowercased() + "Links", destination: second, inverse: prefix.lowercased() + "Backs", toMany: true),
+        ]
+        second.properties = [
+            RelationshipDescription(name: prefix.lowercased() + "Backs", destination: first, inverse: prefix.lowercased() + "Links", toMany: true)
+        ]
+        let model = ManagedObjectModel(entities: [first, second])
+        let database = try PostgreSQLTestDatabase()
+        let writer = Self.context(try Self.coordinator(database, model: model))
+        try writer.performAndWait {
+            let a = ManagedObject(entity: first, insertInto: writer)
+            a.setValue("a", forKey: prefix.lowercased() + "A")
+            a.setValue("b", forKey: prefix.lowercased() + "B")
+            a.mutableSetValue(forKey: prefix.lowercased() + "Links").add(ManagedObject(entity: second, insertInto: writer))
+            try writer.save()
+        }
+        let reader = Self.context(try Self.coordinator(database, model: model))
+        try reader.performAndWait {
+            let a = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: first.name)).first)
+            #expect(a.value(forKey: prefix.lowercased() + "A") as? String == "a")
+            #expect(a.value(forKey: prefix.lowercased() + "B") as? String == "b")
+            #expect((a.value(forKey: prefix.lowercased() + "Links") as? Set<ManagedObject>)?.count == 1)
+        }
+    }
 }
