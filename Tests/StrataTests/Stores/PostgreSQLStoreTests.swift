@@ -810,4 +810,32 @@ struct PostgreSQLStoreTests {
             #expect((a.value(forKey: prefix.lowercased() + "Links") as? Set<ManagedObject>)?.count == 1)
         }
     }
+
+    // A server that ends the store's sessions (a restart, an administrator, a failover) costs
+    // no more than new connections: the next read and save work without reopening the store.
+    @Test("the store works on after the server ends its connections")
+    func terminatedConnections() throws {
+        let database = try PostgreSQLTestDatabase()
+        let model = Self.everyTypeModel()
+        let name = "strata_kill_\(UUID().uuidString.prefix(8).lowercased())"
+        let url = try #require(URL(string: database.url.absoluteString + (database.url.query == nil ? "?" : "&") + "application_name=\(name)"))
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .postgreSQL, at: url, options: database.options)
+        let context = Self.context(coordinator)
+        try context.performAndWait {
+            ManagedObject(entity: try #require(model.entitiesByName["Tag"]), insertInto: context).setValue("before", forKey: "label")
+            try context.save()
+        }
+        let admin = try database.connect()
+        let ended = try admin.execute(
+            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 5000)) FROM pg_stat_activity WHERE application_name = $1", parameters: [.text(name)])
+        #expect(try ended.first?.int64(0) ?? 0 >= 1)
+        try context.performAndWait {
+            ManagedObject(entity: try #require(model.entitiesByName["Tag"]), insertInto: context).setValue("after", forKey: "label")
+            try context.save()
+            context.reset()
+            let labels = try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag")).compactMap { $0.value(forKey: "label") as? String }
+            #expect(labels.sorted() == ["after", "before"])
+        }
+    }
 }
