@@ -6,7 +6,7 @@ import StrataPostgreSQL
 /// store seam (`IncrementalStore`) only, so that several app servers with their own
 /// coordinators can share one database.
 ///
-/// The layout is ``PostgreSQLSchema``'s: one table per inheritance root with `"$pk"`,
+/// The layout is `PostgreSQLSchema`'s: one table per inheritance root with `"$pk"`,
 /// `"$entity"` and `"$version"` columns, a column per stored attribute and to-one, join tables
 /// for the other to-manys, one key sequence per root and a `"$metadata"` table, all in one
 /// PostgreSQL schema (``PostgreSQLStoreOption/namespace``). ``loadMetadata()`` creates them the
@@ -46,9 +46,10 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
                 message: "A PostgreSQL store needs a postgresql://user:password@host:port/database URL")
         }
         let configuration: PostgreSQLConfiguration
-        let timeout = Self.number(options[PostgreSQLStoreOption.connectionTimeout]) ?? 5
+        // Clamped, so that no option value can trap a conversion: 0.1 s to one day.
+        let timeoutMilliseconds = Int64(min(max(Self.number(options[PostgreSQLStoreOption.connectionTimeout]) ?? 5, 0.1), 86_400) * 1000)
         do {
-            configuration = try PostgreSQLConfiguration(url: url.absoluteString, defaultConnectTimeout: .milliseconds(Int64(max(timeout, 0.1) * 1000)))
+            configuration = try PostgreSQLConfiguration(url: url.absoluteString, defaultConnectTimeout: .milliseconds(timeoutMilliseconds))
         } catch {
             throw StrataError(code: StrataError.Code.persistentStoreOpen, message: "Opening the PostgreSQL store failed: \(error)")
         }
@@ -60,14 +61,14 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
         } catch {
             throw StrataError(code: StrataError.Code.persistentStoreOpen, message: "The model cannot be stored in PostgreSQL: \(error)", url: redacted)
         }
-        let connections = Self.number(options[PostgreSQLStoreOption.maximumConnections]).map { Int($0) } ?? PostgreSQLStoreOption.defaultMaximumConnections
+        let connections = Self.number(options[PostgreSQLStoreOption.maximumConnections]).map { Int(min(max($0, 1), 10_000)) } ?? PostgreSQLStoreOption.defaultMaximumConnections
         self.configuration = configuration
         self.isReadOnly = options[PersistentStoreOption.readOnly] as? Bool ?? false
         self.redactedURL = redacted
         self.schema = schema
         self.plans = PostgreSQLEntityPlan.plans(for: model, configurationName: configurationName, schema: schema)
         self.pool = PostgreSQLConnectionPool(
-            configuration: configuration, maximumConnections: max(1, connections), checkoutTimeout: .milliseconds(Int64(max(timeout, 0.1) * 1000)))
+            configuration: configuration, maximumConnections: max(1, connections), checkoutTimeout: .milliseconds(timeoutMilliseconds))
         try super.init(model: model, configurationName: configurationName, url: url, options: options)
     }
 

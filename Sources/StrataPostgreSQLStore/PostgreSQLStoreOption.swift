@@ -12,8 +12,9 @@ public enum PostgreSQLStoreOption {
     /// `Int`: the most connections the store opens to the server at once (default 4; at least 1).
     /// Each read or save borrows one for its duration.
     public static let maximumConnections = "StrataPostgreSQLMaximumConnectionsOption"
-    /// `TimeInterval` (seconds): how long a read or save waits for a free connection before it
-    /// fails (default 5).
+    /// `TimeInterval` or `Int` (seconds): how long a read or save waits for a free pooled
+    /// connection, and how long opening a new connection may take (unless the URL gives
+    /// `connect_timeout`), before it fails (default 5).
     public static let connectionTimeout = "StrataPostgreSQLConnectionTimeoutOption"
 
     /// The namespace used when ``namespace`` is not given.
