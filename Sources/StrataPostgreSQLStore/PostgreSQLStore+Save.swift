@@ -22,7 +22,9 @@ extension PostgreSQLStore {
     /// 4. Deletes, with the same version check (join rows go with the row; to-ones pointing at
     ///    it become NULL).
     ///
-    /// Stale updates and deletes roll the transaction back and throw 133020 with a
+    /// A deadlock or serialization failure reported by the server rolls the transaction back and
+    /// the save runs again (at most ``saveAttempts`` times in all). Stale updates and deletes
+    /// roll the transaction back and throw 133020 with a
     /// `MergeConflict` for each (the row's current version and values, 0 and nil when it is
     /// gone), as the SQLite and in-memory stores do. A uniqueness violation is 133021; any other
     /// failure is 134030 carrying the SQLSTATE and the server's message. Callable from any thread.
@@ -31,29 +33,49 @@ extension PostgreSQLStore {
         let updates = request.updatedObjects
         let deletes = request.deletedObjects
         let toMany = request.toManyChanges
-        do {
-            return try pool.withConnection { connection in
-                try connection.transaction(isolation: .readCommitted) {
-                    var writer = SaveWriter(store: self, connection: connection)
-                    try writer.assignKeys(inserted)
-                    try writer.insert(inserted)
-                    for update in updates.sorted(by: { writer.lockOrder($0.node.objectID, $1.node.objectID) }) { try writer.update(update) }
-                    try writer.writeToMany(toMany)
-                    for deletion in deletes.sorted(by: { writer.lockOrder($0.objectID, $1.objectID) }) { try writer.delete(deletion) }
-                    if !writer.conflicts.isEmpty {
-                        var error = StrataError(
-                            code: StrataError.Code.managedObjectMerge,
-                            message: "Optimistic locking failure: \(writer.conflicts.count) object(s) changed in the store since they were read")
-                        error.conflicts = writer.conflicts
-                        throw error
-                    }
-                    return writer.result
-                }
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try attemptSave(inserted: inserted, updates: updates, deletes: deletes, toMany: toMany)
+            } catch let error as PostgreSQLError where error.isTransactionRetryable && attempt < Self.saveAttempts {
+                // A deadlock (40P01) or serialization failure (40001) rolled everything back:
+                // the save runs again from the start, with new keys for its inserted objects.
+                continue
+            } catch let error as PostgreSQLError where error.isUniqueViolation {
+                throw strataError(error, while: "Saving to the PostgreSQL store (a uniqueness constraint)", code: StrataError.Code.managedObjectConstraintMerge)
+            } catch {
+                throw strataError(error, while: "Saving to the PostgreSQL store", code: StrataError.Code.persistentStoreSave)
             }
-        } catch let error as PostgreSQLError where error.isUniqueViolation {
-            throw strataError(error, while: "Saving to the PostgreSQL store (a uniqueness constraint)", code: StrataError.Code.managedObjectConstraintMerge)
-        } catch {
-            throw strataError(error, while: "Saving to the PostgreSQL store", code: StrataError.Code.persistentStoreSave)
+        }
+    }
+
+    /// How many times a save runs when the server rolls it back for a deadlock or a
+    /// serialization failure (which a retry resolves) before the error is thrown.
+    static let saveAttempts = 3
+
+    /// One run of a save's transaction; throws `PostgreSQLError`s as they come (see
+    /// ``saveChanges(_:)``).
+    private func attemptSave(
+        inserted: [IncrementalStoreNode], updates: [SaveChangesRequest.Update], deletes: [SaveChangesRequest.Deletion], toMany: [SaveChangesRequest.ToManyChange]
+    ) throws -> SaveChangesResult {
+        try pool.withConnection { connection in
+            try connection.transaction(isolation: .readCommitted) {
+                var writer = SaveWriter(store: self, connection: connection)
+                try writer.assignKeys(inserted)
+                try writer.insert(inserted)
+                for update in updates.sorted(by: { writer.lockOrder($0.node.objectID, $1.node.objectID) }) { try writer.update(update) }
+                try writer.writeToMany(toMany)
+                for deletion in deletes.sorted(by: { writer.lockOrder($0.objectID, $1.objectID) }) { try writer.delete(deletion) }
+                if !writer.conflicts.isEmpty {
+                    var error = StrataError(
+                        code: StrataError.Code.managedObjectMerge,
+                        message: "Optimistic locking failure: \(writer.conflicts.count) object(s) changed in the store since they were read")
+                    error.conflicts = writer.conflicts
+                    throw error
+                }
+                return writer.result
+            }
         }
     }
 }
@@ -225,8 +247,9 @@ struct SaveWriter {
                 }
                 continue
             }
-            let removed = try change.removed.map { try key(of: $0) }
-            let added = try change.added.map { try key(of: $0) }
+            // In key order, so that concurrent saves take the pairs' index locks in one order.
+            let removed = try change.removed.map { try key(of: $0) }.sorted()
+            let added = try change.added.map { try key(of: $0) }.sorted()
             if !removed.isEmpty {
                 try connection.execute(
                     "DELETE FROM \(join.quotedName) WHERE \(ownerName) = $1 AND \(memberName) = ANY($2::bigint[])", parameters: [.int64(owner), PostgreSQLValueMapping.keyArray(removed)])
