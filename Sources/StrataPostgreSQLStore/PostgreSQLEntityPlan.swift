@@ -40,6 +40,7 @@ struct PostgreSQLEntityPlan: @unchecked Sendable {
     let entityNames: [String]
 
     /// A plan for every entity of `configurationName` that `schema` stores, by entity name.
+    /// Pure; callable from any thread (the model is frozen by then).
     static func plans(for model: ManagedObjectModel, configurationName: String?, schema: PostgreSQLSchema) -> [String: PostgreSQLEntityPlan] {
         var plans: [String: PostgreSQLEntityPlan] = [:]
         for entity in model.entities(forConfigurationName: configurationName) {

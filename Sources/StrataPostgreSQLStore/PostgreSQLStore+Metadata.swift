@@ -58,6 +58,7 @@ extension PostgreSQLStore {
     }
 
     /// The stored metadata, or `nil` when the namespace holds no store (no metadata table).
+    /// Runs on the thread holding `connection`.
     func readMetadata(on connection: PostgreSQLConnection) throws -> [String: any Sendable]? {
         let exists = try connection.execute("SELECT to_regclass($1) IS NOT NULL", parameters: [.text(schema.metadataTable)])
         guard try exists.first?.bool(0) == true else { return nil }
@@ -74,7 +75,7 @@ extension PostgreSQLStore {
         return metadata
     }
 
-    /// Writes `metadata` into the (empty) metadata table.
+    /// Writes `metadata` into the (empty) metadata table. Runs on the thread holding `connection`.
     private func write(_ metadata: [String: any Sendable], on connection: PostgreSQLConnection) throws {
         for (key, value) in metadata {
             try connection.execute(
@@ -83,7 +84,8 @@ extension PostgreSQLStore {
     }
 
     /// Compares the store's recorded version hashes with the model's, as the SQLite store does:
-    /// a mismatch is 134080 naming the entities that differ, with an underlying 134100.
+    /// a mismatch is 134080 naming the entities that differ, with an underlying 134100. Pure;
+    /// callable from any thread.
     func checkCompatibility(_ metadata: [String: any Sendable]) throws {
         let storeHash = metadata[StoreMetadataKey.modelVersionHash] as? String ?? ""
         let modelHash = Self.hex(model.versionHash)
@@ -108,7 +110,7 @@ extension PostgreSQLStore {
         throw error
     }
 
-    /// `data` as lowercase hex, as the SQLite store records version hashes.
+    /// `data` as lowercase hex, as the SQLite store records version hashes. Pure; any thread.
     static func hex(_ data: Data) -> String {
         data.map { String(format: "%02x", $0) }.joined()
     }

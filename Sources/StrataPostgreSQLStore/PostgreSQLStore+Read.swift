@@ -83,7 +83,8 @@ extension PostgreSQLStore {
 
     /// The nodes of the rows of `result` (selected with a plan's ``PostgreSQLEntityPlan/selectList``),
     /// with to-one targets of the right (sub-)entity: targets in tables holding several entities
-    /// are looked up with one more statement per such table.
+    /// are looked up with one more statement per such table. Runs on the thread holding
+    /// `connection`.
     func nodes(from result: PostgreSQLResult, on connection: PostgreSQLConnection) throws -> [IncrementalStoreNode] {
         struct Pending {
             let id: ManagedObjectID

@@ -134,7 +134,7 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
         return keys.map { newObjectID(for: entity, referenceObject: $0) }
     }
 
-    /// `count` new keys from `table`'s sequence.
+    /// `count` new keys from `table`'s sequence. Runs on the thread holding `connection`.
     func nextKeys(_ count: Int, of table: PostgreSQLTable, on connection: PostgreSQLConnection) throws -> [Int64] {
         let result = try connection.execute(
             "SELECT nextval($1::regclass) FROM generate_series(1, $2::bigint)", parameters: [.text(table.keySequence), .int64(Int64(count))])
@@ -146,7 +146,7 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
         }
     }
 
-    /// A numeric option's value (`Int` or `Double`, as an app may give either), else nil.
+    /// A numeric option's value (`Int` or `Double`, as an app may give either), else nil. Pure.
     static func number(_ value: (any Sendable)?) -> Double? {
         switch value {
         case let double as Double: return double.isFinite ? double : nil
@@ -155,7 +155,7 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
         }
     }
 
-    /// The error a write to a read-only store fails with (134030, as on SQLite).
+    /// The error a write to a read-only store fails with (134030, as on SQLite). Any thread.
     func readOnlyError() -> StrataError {
         StrataError(code: StrataError.Code.persistentStoreSave, message: "The PostgreSQL store was opened read-only", url: redactedURL)
     }
@@ -168,6 +168,7 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     deinit { pool.close() }
 
     /// The read-and-write plan of `entity`, or a 134070 error when the store does not hold it.
+    /// Callable from any thread.
     func plan(for entity: EntityDescription) throws -> PostgreSQLEntityPlan {
         guard let plan = plans[entity.name] else {
             throw StrataError(
@@ -189,7 +190,7 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
 
     /// `error` as a ``StrataError``: itself when it is one, else one with `code` whose message
     /// says what failed and carries the SQLSTATE and the server's message (never a password:
-    /// `PostgreSQLError` descriptions show only the redacted URL).
+    /// `PostgreSQLError` descriptions show only the redacted URL). Callable from any thread.
     func strataError(_ error: any Error, while doing: String, code: Int) -> StrataError {
         if let strata = error as? StrataError { return strata }
         if let failure = error as? PostgreSQLError {
