@@ -49,8 +49,9 @@ public final class PostgreSQLTestDatabase: Sendable {
         self.namespace = "strata_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
     }
 
-    /// Store options selecting this namespace.
-    public var options: [String: any Sendable] { [PostgreSQLStoreOption.namespace: namespace] }
+    /// Store options selecting this namespace, with a pool of at most 2 connections per store
+    /// (the test server allows 100 connections, and many tests run at once).
+    public var options: [String: any Sendable] { [PostgreSQLStoreOption.namespace: namespace, PostgreSQLStoreOption.maximumConnections: 2] }
 
     /// Adds a PostgreSQL store in this namespace to `coordinator`.
     @discardableResult
