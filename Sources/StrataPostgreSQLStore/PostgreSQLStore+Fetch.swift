@@ -10,7 +10,7 @@ extension PostgreSQLStore {
     /// store on every predicate; compiling the request to SQL will narrow the read.
     /// Callable from any thread.
     func matchingRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> [IncrementalStoreNode] {
-        let candidates = try candidateRows(for: request)
+        let candidates = try candidateRows(for: request, options: options)
         // The connection is back in the pool here: evaluating may read more rows (key paths
         // through relationships) through this store.
         return try request.evaluate(candidates, in: self, options: options)
@@ -25,9 +25,11 @@ extension PostgreSQLStore {
     /// `extraClause` and `orderBy` are SQL over the table's quoted columns (from
     /// ``PostgreSQLSchema``), whose parameters are `parameters`, numbered from `$2`: the hook a
     /// predicate compiler narrows the read with. Without them every candidate row is returned, in
-    /// no particular order. Callable from any thread; holds a pooled connection only while it reads.
+    /// no particular order. Reads through the query generation `options` names, if any.
+    /// Callable from any thread; holds a connection only while it reads.
     func candidateRows(
-        for request: StoreFetchRequest, where extraClause: String? = nil, orderBy: String? = nil, limit: Int? = nil, parameters: [PostgreSQLValue] = []
+        for request: StoreFetchRequest, where extraClause: String? = nil, orderBy: String? = nil, limit: Int? = nil, parameters: [PostgreSQLValue] = [],
+        options: ReadOptions = .default
     ) throws -> [IncrementalStoreNode] {
         let plan = try plan(for: request.entity)
         let names = request.includesSubentities ? plan.entityNames : [request.entity.name]
@@ -35,7 +37,7 @@ extension PostgreSQLStore {
         if let extraClause { sql += " AND (\(extraClause))" }
         if let orderBy { sql += " ORDER BY \(orderBy)" }
         if let limit { sql += " LIMIT \(limit)" }
-        return try withConnection("Fetching \(request.entity.name) rows from the PostgreSQL store") { connection in
+        return try reading("Fetching \(request.entity.name) rows from the PostgreSQL store", options: options) { connection in
             let result = try connection.execute(sql, parameters: [PostgreSQLValueMapping.textArray(names)] + parameters)
             return try nodes(from: result, on: connection)
         }

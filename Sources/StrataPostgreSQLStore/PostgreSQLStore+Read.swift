@@ -9,7 +9,7 @@ extension PostgreSQLStore {
     /// The current rows of the objects `ids` names that still exist, in any order: one
     /// `WHERE "$pk" = ANY($1::bigint[])` statement per table and batch of keys. IDs of other
     /// stores are ignored. Callable from any thread.
-    func rows(of ids: [ManagedObjectID]) throws -> [IncrementalStoreNode] {
+    func rows(of ids: [ManagedObjectID], options: ReadOptions) throws -> [IncrementalStoreNode] {
         var keysByTable: [String: (plan: PostgreSQLEntityPlan, keys: [Int64])] = [:]
         for id in ids {
             guard let key = referenceObject(for: id) else { continue }
@@ -17,7 +17,7 @@ extension PostgreSQLStore {
             keysByTable[plan.table.rootEntityName, default: (plan, [])].keys.append(key)
         }
         guard !keysByTable.isEmpty else { return [] }
-        return try withConnection("Reading rows from the PostgreSQL store") { connection in
+        return try reading("Reading rows from the PostgreSQL store", options: options) { connection in
             var nodes: [IncrementalStoreNode] = []
             for name in keysByTable.keys.sorted() {
                 guard let (plan, keys) = keysByTable[name] else { continue }
@@ -38,7 +38,7 @@ extension PostgreSQLStore {
     /// The members of `relationship` (a to-many) of each owner in `ids`; every owner gets an
     /// entry, an ordered relationship's members come in position order, others in key order.
     /// Callable from any thread.
-    func members(of relationship: RelationshipDescription, owners ids: [ManagedObjectID]) throws -> [ManagedObjectID: [ManagedObjectID]] {
+    func members(of relationship: RelationshipDescription, owners ids: [ManagedObjectID], options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
         var result: [ManagedObjectID: [ManagedObjectID]] = [:]
         var ownersByKey: [Int64: [ManagedObjectID]] = [:]
         for id in ids {
@@ -65,7 +65,7 @@ extension PostgreSQLStore {
         }
         let keys = Array(ownersByKey.keys).sorted()
         let entities = model.entitiesByName
-        try withConnection("Reading relationship '\(relationship.name)' from the PostgreSQL store") { connection in
+        try reading("Reading relationship '\(relationship.name)' from the PostgreSQL store", options: options) { connection in
             var start = 0
             while start < keys.count {
                 let batch = keys[start..<min(start + Self.keyBatchSize, keys.count)]

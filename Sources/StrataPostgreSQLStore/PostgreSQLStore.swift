@@ -13,7 +13,8 @@ import StrataPostgreSQL
 /// first time; saves are single transactions with optimistic locking by row versions.
 ///
 /// Fetches read the candidate rows of the requested entities and evaluate the request in memory
-/// (`StoreFetchRequest.evaluate`); compiling predicates to SQL is still to come.
+/// (`StoreFetchRequest.evaluate`); compiling predicates to SQL is still to come. Query
+/// generations are `REPEATABLE READ` snapshots held on connections of their own.
 ///
 /// Thread-safe: the coordinator calls it from many threads at once.
 public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
@@ -105,7 +106,7 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     /// The current rows of the objects `ids` names that still exist, in any order. Callable
     /// from any thread.
     public override func newValuesForObjects(with ids: [ManagedObjectID], options: ReadOptions) throws -> [IncrementalStoreNode] {
-        try rows(of: ids)
+        try rows(of: ids, options: options)
     }
 
     /// The members of a to-many relationship for each owner in `ids` (ordered ones in order).
@@ -113,7 +114,7 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     public override func newValues(
         forRelationship relationship: RelationshipDescription, forObjectsWith ids: [ManagedObjectID], options: ReadOptions
     ) throws -> [ManagedObjectID: [ManagedObjectID]] {
-        try members(of: relationship, owners: ids)
+        try members(of: relationship, owners: ids, options: options)
     }
 
     /// Applies a save in one transaction, all or nothing (see PostgreSQLStore+Save.swift).
@@ -176,6 +177,30 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
                 url: redactedURL)
         }
         return plan
+    }
+
+    /// Pins a query generation: a connection of its own holding a `REPEATABLE READ` snapshot
+    /// (see `PostgreSQLPinnedState`), which reads through the generation use until it is
+    /// released. Throws 134070 when no connection can be opened. Callable from any thread.
+    public override func pinGeneration() throws -> any PinnedStoreState {
+        do {
+            return try PostgreSQLPinnedState(configuration: configuration)
+        } catch {
+            throw strataError(error, while: "Pinning a query generation of the PostgreSQL store", code: StrataError.Code.persistentStoreOperation)
+        }
+    }
+
+    /// Runs `body` with the connection of the query generation `options` reads through, else
+    /// with a pooled one (see ``withConnection(_:code:_:)``). Callable from any thread.
+    func reading<T>(_ doing: String, options: ReadOptions, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        if let pinned = options.pinnedState(for: self) as? PostgreSQLPinnedState {
+            do {
+                if let value = try pinned.withConnection(body) { return value }
+            } catch {
+                throw strataError(error, while: doing, code: StrataError.Code.persistentStoreOperation)
+            }
+        }
+        return try withConnection(doing, body)
     }
 
     /// Runs `body` with a pooled connection, turning any failure into a ``StrataError`` with

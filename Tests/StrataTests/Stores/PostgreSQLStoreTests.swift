@@ -838,4 +838,42 @@ struct PostgreSQLStoreTests {
             #expect(labels.sorted() == ["after", "before"])
         }
     }
+
+    // Core Data: a context pinned to a query generation reads the store as it was when pinned,
+    // whatever is saved meanwhile (here by another coordinator, as another server would);
+    // unpinned, it reads the current state. The PostgreSQL store holds the generation as a
+    // REPEATABLE READ snapshot.
+    @Test("a pinned query generation reads a snapshot")
+    func queryGenerations() throws {
+        let database = try PostgreSQLTestDatabase()
+        let model = Self.everyTypeModel()
+        let coordinator = try Self.coordinator(database, model: model)
+        let setup = Self.context(coordinator)
+        try setup.performAndWait {
+            ManagedObject(entity: try #require(model.entitiesByName["Tag"]), insertInto: setup).setValue("old", forKey: "label")
+            try setup.save()
+        }
+        let pinned = Self.context(coordinator)
+        try pinned.performAndWait { try pinned.setQueryGenerationFrom(.current) }
+        let other = Self.context(try Self.coordinator(database, model: model))
+        try other.performAndWait {
+            let tag = try #require(try other.fetch(FetchRequest<ManagedObject>(entityName: "Tag")).first)
+            tag.setValue("new", forKey: "label")
+            ManagedObject(entity: try #require(model.entitiesByName["Tag"]), insertInto: other).setValue("added", forKey: "label")
+            try other.save()
+        }
+        func labels() throws -> [String] {
+            try pinned.performAndWait {
+                let request = FetchRequest<ManagedObject>(entityName: "Tag")
+                request.returnsObjectsAsFaults = false
+                return try pinned.fetch(request).compactMap { $0.value(forKey: "label") as? String }.sorted()
+            }
+        }
+        #expect(try labels() == ["old"])
+        try pinned.performAndWait {
+            try pinned.setQueryGenerationFrom(nil)
+            pinned.reset()
+        }
+        #expect(try labels() == ["added", "new"])
+    }
 }
