@@ -5,7 +5,7 @@ import StrataPostgreSQL
 extension PostgreSQLStore {
     /// The rows `request` matches, in its order and window. For now every row of the requested
     /// entity (and its sub-entities when the request includes them) is read
-    /// (``candidateRows(for:where:orderBy:limit:parameters:)``) and the request is evaluated in
+    /// (``candidateRows(for:where:orderBy:limit:parameters:options:)``) and the request is evaluated in
     /// memory by Strata's engine (`StoreFetchRequest.evaluate`), which agrees with the SQLite
     /// store on every predicate; compiling the request to SQL will narrow the read.
     /// Callable from any thread.
