@@ -64,7 +64,9 @@ extension PostgreSQLStore {
                 var writer = SaveWriter(store: self, connection: connection)
                 try writer.assignKeys(inserted)
                 try writer.insert(inserted)
-                for update in updates.sorted(by: { writer.lockOrder($0.node.objectID, $1.node.objectID) }) { try writer.update(update) }
+                // Each `node` is made on access: take the IDs once, then sort.
+                let ordered = updates.map { (update: $0, id: $0.node.objectID) }.sorted { writer.lockOrder($0.id, $1.id) }
+                for entry in ordered { try writer.update(entry.update) }
                 try writer.writeToMany(toMany)
                 for deletion in deletes.sorted(by: { writer.lockOrder($0.objectID, $1.objectID) }) { try writer.delete(deletion) }
                 if !writer.conflicts.isEmpty {
