@@ -587,9 +587,9 @@ struct PostgreSQLStoreTests {
         _ = conflicts  // how many retries the interleaving caused; any number is fine
     }
 
-    // Core Data: batch update and delete requests work on every store; through the public seam
+    // Core Data: batch update, delete and insert requests work on every store; through the public seam
     // Strata runs them by rows (read, then one save), so they also honour optimistic locking.
-    @Test("batch update and delete requests work through the seam")
+    @Test("batch update, delete and insert requests work through the seam")
     func batchRequests() throws {
         let database = try PostgreSQLTestDatabase()
         let model = Self.everyTypeModel()
@@ -615,6 +615,13 @@ struct PostgreSQLStoreTests {
         let rows = try connection.execute("SELECT i64, string FROM \(database.namespace).\"Item\" ORDER BY i64").map { (try $0.int64(0), try $0.string(1)) }
         #expect(rows.map(\.0) == [3, 4, 5, 6, 7, 8, 9])
         #expect(rows.map(\.1) == [nil, nil, "big", "big", "big", "big", "big"])
+        // A batch insert: rows from dictionaries, written in one save.
+        try context.performAndWait {
+            let insert = BatchInsertRequest(entityName: "Tag", objects: [["label": "x"], ["label": "y"]])
+            _ = try context.execute(insert)
+        }
+        let labels = try connection.execute("SELECT label FROM \(database.namespace).\"Tag\" ORDER BY label").map { try $0.string(0) }
+        #expect(labels == ["x", "y"])
     }
 
     // MARK: Relationships, read back by a fresh coordinator (no row cache in between)
