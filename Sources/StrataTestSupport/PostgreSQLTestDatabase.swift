@@ -64,8 +64,11 @@ public final class PostgreSQLTestDatabase: Sendable {
         try PostgreSQLConnection(url: url.absoluteString)
     }
 
+    /// Drops the namespace. A lock held elsewhere (a pinned query generation still alive) makes
+    /// it give up after 5 s rather than wait forever; the throwaway server is removed anyway.
     deinit {
         if let connection = try? connect() {
+            _ = try? connection.execute("SET lock_timeout = '5s'")
             _ = try? connection.execute("DROP SCHEMA IF EXISTS \(namespace) CASCADE")
         }
     }
