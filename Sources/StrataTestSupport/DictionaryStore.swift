@@ -40,6 +40,31 @@ public final class DictionaryStore: IncrementalStore, @unchecked Sendable {
         try super.init(model: model, configurationName: configurationName, url: url, options: options)
     }
 
+    /// The option (`Bool`) that makes the store say it reports changes made elsewhere.
+    public static let reportsChangesOption = "StrataTestReportsChangesMadeElsewhere"
+
+    /// True when added with ``reportsChangesOption``: the tests then play "another process".
+    public override var reportsChangesMadeElsewhere: Bool { (options[Self.reportsChangesOption] as? Bool) ?? false }
+
+    /// Writes `values` over the row of `objectID` and bumps its version, as another process
+    /// would, without telling the coordinator; returns the new version (nil: no such row).
+    /// Callable from any thread.
+    public func overwriteRowElsewhere(_ objectID: ManagedObjectID, values: [String: Any]) throws -> Int64? {
+        guard let key = referenceObject(for: objectID) else { return nil }
+        let root = objectID.entity.rootEntity.name
+        return try state.withLock { current -> Int64? in
+            guard let old = current.rows[root]?[key] else { return nil }
+            var merged: [String: Any] = [:]
+            for property in objectID.entity.allProperties where !property.isTransient {
+                if let value = old.value(forKey: property.name) { merged[property.name] = value }
+            }
+            for (name, value) in values { merged[name] = value }
+            let node = try IncrementalStoreNode(objectID: objectID, values: merged, version: old.version + 1)
+            current.rows[root]?[key] = node
+            return node.version
+        }
+    }
+
     public override func loadMetadata() throws -> [String: any Sendable] {
         [StoreMetadataKey.storeUUID: uuid, StoreMetadataKey.storeType: Self.storeType.rawValue]
     }
