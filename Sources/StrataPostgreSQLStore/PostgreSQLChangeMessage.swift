@@ -20,7 +20,11 @@ struct PostgreSQLChangeMessage: Codable, Equatable, Sendable {
     var deleted: [String: [Int64]] = [:]
 
     enum CodingKeys: String, CodingKey {
-        case origin = "o", inserted = "i", updated = "u", versions = "v", deleted = "d"
+        case origin = "o"
+        case inserted = "i"
+        case updated = "u"
+        case versions = "v"
+        case deleted = "d"
     }
 
     /// The payload bytes a message aims to stay under: PostgreSQL refuses 8000 and more.
