@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import StrataPostgreSQL
+import Synchronization
 
 /// Listens on a channel of a PostgreSQL database for the change messages other coordinators'
 /// commits send (``PostgreSQLChangeMessage``), on a connection and a thread of its own, and
