@@ -158,6 +158,36 @@ public final class DictionaryStore: IncrementalStore, @unchecked Sendable {
         }
     }
 
+    /// How many batch updates the store ran itself (the others Strata ran through `save`).
+    public var batchUpdatesRun: Int { batchUpdateCount.withLock { $0 } }
+    private let batchUpdateCount = StrataLock(0)
+
+    /// Runs batch updates that set constants only (expressions are left to Strata): the
+    /// matching rows get the new values and a new version, all under the store's lock.
+    public override func executeBatchUpdate(_ request: StoreBatchUpdateRequest) throws -> StoreBatchUpdateResult? {
+        guard request.expressionsToUpdate.isEmpty else { return nil }
+        let constants = request.constantsToUpdate
+        let matching = try fetchRows(request.rows, options: .default)
+        try state.withLock { current in
+            var working = current
+            for old in matching {
+                var values: [String: Any] = [:]
+                for property in old.entity.allProperties where !property.isTransient {
+                    if let value = old.value(forKey: property.name) { values[property.name] = value }
+                }
+                for (name, value) in constants { values[name] = value }
+                guard let key = referenceObject(for: old.objectID) else { continue }
+                guard working.rows[old.entity.rootEntity.name]?[key]?.version == old.version else {
+                    throw StrataError(code: StrataError.Code.managedObjectMerge, message: "A save changed a matching row during the batch update", objectID: old.objectID)
+                }
+                working.rows[old.entity.rootEntity.name]?[key] = try IncrementalStoreNode(objectID: old.objectID, values: values, version: old.version + 1)
+            }
+            current = working  // all or nothing
+        }
+        batchUpdateCount.withLock { $0 += 1 }
+        return StoreBatchUpdateResult(count: matching.count, updatedObjectIDs: request.returnsObjectIDs ? matching.map(\.objectID) : [])
+    }
+
     public override func save(_ request: SaveChangesRequest) throws -> SaveChangesResult {
         try state.withLock { current in
             var working = current

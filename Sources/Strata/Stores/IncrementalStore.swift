@@ -138,6 +138,13 @@ open class IncrementalStore: @unchecked Sendable {
     /// Closes files and connections; the store is not used afterwards.
     open func close() {}
 
+    /// Runs a batch update itself, in one transaction (one `UPDATE` statement for a store that
+    /// speaks SQL), or returns nil to have Strata run it: by reading the matching rows and
+    /// saving their new values through ``save(_:)`` with optimistic locking. All of it or none
+    /// of it. The default returns nil. A store that runs it bumps each updated row's version
+    /// (contexts holding the rows refresh them: the coordinator drops them from its cache).
+    open func executeBatchUpdate(_ request: StoreBatchUpdateRequest) throws -> StoreBatchUpdateResult? { nil }
+
     /// Whether the store reports changes other processes or servers make to its data, through
     /// ``noteChangesMadeElsewhere(inserted:updated:deleted:)``. Such a store may be added with
     /// ``PersistentStoreOption/remoteChangeNotificationPost``. Default false.

@@ -49,9 +49,13 @@ final class IncrementalStoreBackend: StoreBackend {
         return result
     }
 
-    /// A batch update: the matching rows read and saved back with their new values.
+    /// A batch update: run by the store when it can (``IncrementalStore/executeBatchUpdate(_:)``),
+    /// else the matching rows read and saved back with their new values.
     func batchUpdate(_ plan: BatchUpdatePlan, origin: TransactionOrigin) throws -> BatchUpdateOutcome {
-        try plan.runByRows(on: self, store: store, origin: origin)
+        if let result = try store.executeBatchUpdate(StoreBatchUpdateRequest(plan: plan)) {
+            return BatchUpdateOutcome(count: result.count, ids: plan.returnsObjectIDs ? result.updatedObjectIDs : [])
+        }
+        return try plan.runByRows(on: self, store: store, origin: origin)
     }
 
     /// A batch delete: the rows it reaches read and deleted as one save.
