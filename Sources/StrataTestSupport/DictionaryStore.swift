@@ -188,6 +188,34 @@ public final class DictionaryStore: IncrementalStore, @unchecked Sendable {
         return StoreBatchUpdateResult(count: matching.count, updatedObjectIDs: request.returnsObjectIDs ? matching.map(\.objectID) : [])
     }
 
+    /// How many batch inserts the store ran itself (the others Strata ran through `save`).
+    public var batchInsertsRun: Int { batchInsertCount.withLock { $0 } }
+    private let batchInsertCount = StrataLock(0)
+
+    /// Runs batch inserts without uniqueness constraints (upserts are left to Strata): new
+    /// rows under new keys, version 1, all under the store's lock.
+    public override func executeBatchInsert(_ request: StoreBatchInsertRequest) throws -> StoreBatchInsertResult? {
+        guard request.uniquenessConstraints.isEmpty else { return nil }
+        let ids = try obtainPermanentIDs(for: request.entity, count: request.count)
+        let attributes = request.attributes
+        var nodes: [IncrementalStoreNode] = []
+        for (row, id) in ids.enumerated() {
+            var values: [String: Any] = [:]
+            for (index, attribute) in attributes.enumerated() {
+                if let value = request.value(ofRow: row, attributeAt: index) { values[attribute.name] = value }
+            }
+            nodes.append(try IncrementalStoreNode(objectID: id, values: values, version: 1))
+        }
+        state.withLock { current in
+            for node in nodes {
+                guard let key = referenceObject(for: node.objectID) else { continue }
+                current.rows[node.entity.rootEntity.name, default: [:]][key] = node
+            }
+        }
+        batchInsertCount.withLock { $0 += 1 }
+        return StoreBatchInsertResult(objectIDs: request.returnsObjectIDs ? ids : [])
+    }
+
     public override func save(_ request: SaveChangesRequest) throws -> SaveChangesResult {
         try state.withLock { current in
             var working = current

@@ -145,6 +145,13 @@ open class IncrementalStore: @unchecked Sendable {
     /// (contexts holding the rows refresh them: the coordinator drops them from its cache).
     open func executeBatchUpdate(_ request: StoreBatchUpdateRequest) throws -> StoreBatchUpdateResult? { nil }
 
+    /// Runs a batch insert itself, in one transaction (one `INSERT … ON CONFLICT` for a store
+    /// that speaks SQL), or returns nil to have Strata run it as one ``save(_:)`` (upserts as
+    /// updates with optimistic locking). All of it or none of it: every row is written. The
+    /// default returns nil. New rows get keys as ``obtainPermanentIDs(for:count:)`` hands them
+    /// out, and version 1.
+    open func executeBatchInsert(_ request: StoreBatchInsertRequest) throws -> StoreBatchInsertResult? { nil }
+
     /// Whether the store reports changes other processes or servers make to its data, through
     /// ``noteChangesMadeElsewhere(inserted:updated:deleted:)``. Such a store may be added with
     /// ``PersistentStoreOption/remoteChangeNotificationPost``. Default false.

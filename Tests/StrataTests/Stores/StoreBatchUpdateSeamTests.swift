@@ -80,3 +80,39 @@ struct StoreBatchUpdateSeamTests {
         #expect(seen.predicate == #"name BEGINSWITH "p""#)
     }
 }
+
+/// A store of the public seam may run a batch insert itself (`IncrementalStore.executeBatchInsert`,
+/// one `INSERT` on a SQL store) or leave it to Strata; Core Data's `NSBatchInsertRequest` result
+/// is the same either way.
+@Suite("Batch inserts through the store seam")
+struct StoreBatchInsertSeamTests {
+    @Test("plain inserts run in the store; upserts are left to Strata; both give the rows")
+    func insertsAndUpserts() throws {
+        let model = StoreConformanceTests.peopleModel()
+        let team = try #require(model.entitiesByName["Team"])
+        team.uniquenessConstraints = [["name"]]
+        PersistentStoreCoordinator.registerStoreClass(DictionaryStore.self, forStoreType: DictionaryStore.storeType)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let store = try #require(try coordinator.addPersistentStore(type: DictionaryStore.storeType).incrementalStore as? DictionaryStore)
+        let context = StoreConformanceTests.context(coordinator)
+        try context.performAndWait {
+            let people = BatchInsertRequest(entityName: "Person", objects: [["name": "a", "age": 1], ["name": "b"], ["score": 2.5]])
+            people.resultType = .objectIDs
+            let ids = try #require((try context.execute(people) as? BatchInsertResult)?.result as? [ManagedObjectID])
+            #expect(ids.count == 3 && Set(ids).count == 3)
+            #expect(store.batchInsertsRun == 1)
+            let request = FetchRequest<ManagedObject>(entityName: "Person")
+            request.sortDescriptors = [ObjectSortDescriptor(key: "name")]
+            let fetched = try context.fetch(request)
+            // Defaults fill what a row left out ("" for name, 0 for age), as in Core Data.
+            #expect(fetched.map { $0.value(forKey: "name") as? String } == ["", "a", "b"])
+            #expect(fetched.map { $0.value(forKey: "age") as? Int64 } == [0, 1, 0])
+
+            let teams = BatchInsertRequest(entityName: "Team", objects: [["name": "red"], ["name": "red"], ["name": "blue"]])
+            teams.resultType = .count
+            #expect((try context.execute(teams) as? BatchInsertResult)?.result as? Int == 2)
+            #expect(store.batchInsertsRun == 1)
+            #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Team")) == 2)
+        }
+    }
+}
