@@ -9,7 +9,8 @@
 //   CSQLite ← StrataSQLite ← Strata ← StrataTestSupport ← StrataStressKit ← StrataStress / tests;
 //   CLibPQ ← StrataPostgreSQL (the libpq connection layer; StrataLocks below it, nothing of Strata
 //   above it) ← PostgreSQLTests; Strata + StrataPostgreSQL ← StrataPostgreSQLStore (the PostgreSQL
-//   store, written against Strata's public store seam only) ← StrataTests (store conformance);
+//   store, written against Strata's public store seam only) ← StrataTestSupport
+//   (PostgreSQLTestDatabase) ← StrataTests (store conformance) and PostgreSQLTests;
 //   Strata ← StrataDemo / StrataHistoryImporter / StrataUndoEditor / StrataLiveResults (Examples/) / Benchmarks;
 //   Strata ← StrataCodeGeneration (model file → Swift) ← strata (the tool, Sources/StrataCLI) ← the
 //   StrataModelCodegen build-tool plugin (Plugins/), which CodegenPluginTests uses on its own model.
@@ -87,7 +88,7 @@ let package = Package(
         ),
         .target(
             name: "StrataTestSupport",
-            dependencies: ["StrataLocks", "Strata", "StrataSQLite"],
+            dependencies: ["StrataLocks", "Strata", "StrataSQLite", "StrataPostgreSQL", "StrataPostgreSQLStore"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -191,7 +192,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["StrataLocks", "Strata", "StrataSQLite", "StrataTestSupport", "StrataStressKit", "StrataPostgreSQLStore", "StrataPostgreSQL"],
+            dependencies: ["StrataLocks", "Strata", "StrataSQLite", "StrataTestSupport", "StrataStressKit", "StrataPostgreSQL", "StrataPostgreSQLStore"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -208,7 +209,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PostgreSQLTests",
-            dependencies: ["StrataPostgreSQL", "CLibPQ"],
+            dependencies: ["StrataPostgreSQL", "CLibPQ", "StrataTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

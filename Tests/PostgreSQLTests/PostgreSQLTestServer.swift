@@ -1,5 +1,6 @@
 import Foundation
 import StrataPostgreSQL
+import StrataTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -13,22 +14,13 @@ import Glibc
 /// a run without a server never passes silently; `STRATA_SKIP_POSTGRESQL=1` skips them instead.
 enum PostgreSQLTestServer {
     /// Whether the PostgreSQL suites are skipped (`STRATA_SKIP_POSTGRESQL=1`).
-    static let isSkipped = ProcessInfo.processInfo.environment["STRATA_SKIP_POSTGRESQL"] == "1"
+    static var isSkipped: Bool { PostgreSQLTestDatabase.isSkipped }
 
-    /// Why a test needing a server cannot run.
-    struct ServerMissing: Error, CustomStringConvertible {
-        var description: String {
-            "STRATA_TEST_POSTGRESQL_URL is not set: these tests need a PostgreSQL server. `make test` starts a throwaway one; "
-                + "or run `scripts/postgres-test-server.sh run swift test --skip-build --filter PostgreSQL`; "
-                + "or set STRATA_SKIP_POSTGRESQL=1 to skip them."
-        }
-    }
+    /// Why a test needing a server cannot run (shared with the store tests).
+    typealias ServerMissing = PostgreSQLTestDatabase.ServerMissing
 
     /// The server's URL (with the password of the `strata` role).
-    static func url() throws -> String {
-        guard let url = ProcessInfo.processInfo.environment["STRATA_TEST_POSTGRESQL_URL"], !url.isEmpty else { throw ServerMissing() }
-        return url
-    }
+    static func url() throws -> String { try PostgreSQLTestDatabase.serverURL() }
 
     /// A new connection to the server.
     static func connect() throws -> PostgreSQLConnection {

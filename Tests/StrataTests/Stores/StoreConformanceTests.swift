@@ -1,29 +1,50 @@
 import Foundation
 import Strata
+import StrataPostgreSQLStore
 import StrataTestSupport
 import Testing
 
 /// The store seam: the same behaviour from every store behind it — the SQLite store, the
 /// in-memory store, and `DictionaryStore`, a third store written only against the public
 /// `IncrementalStore` API (its predicates, sorting and dictionary fetches done by Strata's
-/// in-memory engine through `StoreFetchRequest.evaluate`). Core Data's contract for
+/// in-memory engine through `StoreFetchRequest.evaluate`), and `PostgreSQLStore`, written against
+/// the same public API in its own module (each test in a namespace of its own on the test server;
+/// `STRATA_SKIP_POSTGRESQL=1` leaves it out, a missing `STRATA_TEST_POSTGRESQL_URL` fails it). Core Data's contract for
 /// `NSIncrementalStore` is that a context cannot tell which store is behind it; each test states
 /// the behaviour it checks.
 @Suite("Store conformance")
 struct StoreConformanceTests {
     enum Kind: String, CaseIterable, CustomStringConvertible {
-        case sqlite, inMemory, dictionary
+        case sqlite, inMemory, dictionary, postgreSQL
         var description: String { rawValue }
+
+        /// The kinds the tests run on: all, without PostgreSQL when `STRATA_SKIP_POSTGRESQL=1`.
+        static var tested: [Kind] { allCases.filter { $0 != .postgreSQL || !PostgreSQLTestDatabase.isSkipped } }
+    }
+
+    /// Where one test's store lives: a temporary folder (the SQLite file) and, for PostgreSQL, a
+    /// namespace of its own, dropped when the test releases this.
+    final class StoreLocation: Sendable {
+        let directory = TemporaryDirectory()
+        let database: PostgreSQLTestDatabase?
+
+        /// Throws `PostgreSQLTestDatabase.ServerMissing` for `.postgreSQL` without a server URL.
+        init(_ kind: Kind) throws {
+            database = kind == .postgreSQL ? try PostgreSQLTestDatabase() : nil
+        }
     }
 
     /// A coordinator with one store of `kind` for `model` (the SQLite file in `directory`).
-    static func coordinator(_ kind: Kind, model: ManagedObjectModel, directory: TemporaryDirectory) throws -> PersistentStoreCoordinator {
+    static func coordinator(_ kind: Kind, model: ManagedObjectModel, directory location: StoreLocation) throws -> PersistentStoreCoordinator {
         PersistentStoreCoordinator.registerStoreClass(DictionaryStore.self, forStoreType: DictionaryStore.storeType)
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         switch kind {
-        case .sqlite: try coordinator.addPersistentStore(type: .sqlite, at: directory.file("Conformance.sqlite"))
+        case .sqlite: try coordinator.addPersistentStore(type: .sqlite, at: location.directory.file("Conformance.sqlite"))
         case .inMemory: try coordinator.addPersistentStore(type: .inMemory)
         case .dictionary: try coordinator.addPersistentStore(type: DictionaryStore.storeType)
+        case .postgreSQL:
+            guard let database = location.database else { throw PostgreSQLTestDatabase.ServerMissing() }
+            try database.addStore(to: coordinator)
         }
         return coordinator
     }
@@ -70,9 +91,9 @@ struct StoreConformanceTests {
 
     // Core Data: a store's metadata holds its UUID and type, and every object ID it hands out
     // carries that UUID (`NSManagedObjectID.persistentStore`, URIs `x-coredata://<UUID>/…`).
-    @Test("metadata and identities", arguments: Kind.allCases)
+    @Test("metadata and identities", arguments: Kind.tested)
     func metadataAndIdentities(kind: Kind) throws {
-        let directory = TemporaryDirectory()
+        let directory = try StoreLocation(kind)
         let model = Self.peopleModel()
         let coordinator = try Self.coordinator(kind, model: model, directory: directory)
         let store = try #require(coordinator.persistentStores.first)
@@ -99,9 +120,9 @@ struct StoreConformanceTests {
 
     // Core Data: fetches honour predicate, sort descriptors, fetchOffset and fetchLimit, and
     // count(for:) counts what fetch would return; a fresh context fires faults from the store.
-    @Test("fetches, counts and faults", arguments: Kind.allCases)
+    @Test("fetches, counts and faults", arguments: Kind.tested)
     func fetchesCountsAndFaults(kind: Kind) throws {
-        let directory = TemporaryDirectory()
+        let directory = try StoreLocation(kind)
         let model = Self.peopleModel()
         let coordinator = try Self.coordinator(kind, model: model, directory: directory)
         try Self.seedPeople(Self.context(coordinator), model: model)
@@ -133,9 +154,9 @@ struct StoreConformanceTests {
 
     // Core Data: updates and deletes of one context reach the store; another context reading
     // afterwards sees them, and a deleted object is gone from fetches.
-    @Test("updates and deletes", arguments: Kind.allCases)
+    @Test("updates and deletes", arguments: Kind.tested)
     func updatesAndDeletes(kind: Kind) throws {
-        let directory = TemporaryDirectory()
+        let directory = try StoreLocation(kind)
         let model = Self.peopleModel()
         let coordinator = try Self.coordinator(kind, model: model, directory: directory)
         try Self.seedPeople(Self.context(coordinator), model: model)
@@ -173,9 +194,9 @@ struct StoreConformanceTests {
     // Core Data: optimistic locking. A context saving a change to an object another context
     // changed and saved since it read it gets NSManagedObjectMergeError (133020) under the
     // error policy; mergeByPropertyObjectTrump lets its change win.
-    @Test("optimistic locking conflicts", arguments: Kind.allCases)
+    @Test("optimistic locking conflicts", arguments: Kind.tested)
     func optimisticLocking(kind: Kind) throws {
-        let directory = TemporaryDirectory()
+        let directory = try StoreLocation(kind)
         let model = Self.peopleModel()
         let coordinator = try Self.coordinator(kind, model: model, directory: directory)
         try Self.seedPeople(Self.context(coordinator), model: model)
@@ -211,9 +232,9 @@ struct StoreConformanceTests {
 
     // Core Data: dictionary results with aggregate expressions and grouping
     // (`NSDictionaryResultType`, `propertiesToGroupBy`), computed from the stored rows.
-    @Test("dictionary and aggregate fetches", arguments: Kind.allCases)
+    @Test("dictionary and aggregate fetches", arguments: Kind.tested)
     func dictionaryFetches(kind: Kind) throws {
-        let directory = TemporaryDirectory()
+        let directory = try StoreLocation(kind)
         let model = Self.peopleModel()
         let coordinator = try Self.coordinator(kind, model: model, directory: directory)
         try Self.seedPeople(Self.context(coordinator), model: model)
@@ -239,9 +260,9 @@ struct StoreConformanceTests {
     // Core Data: many-to-many and ordered relationships keep their members (and an ordered
     // relationship its order) through a save and a fresh read; inherited entities are fetched
     // through their super-entity.
-    @Test("many-to-many, ordered and inherited", arguments: Kind.allCases)
+    @Test("many-to-many, ordered and inherited", arguments: Kind.tested)
     func relationshipsOfEveryKind(kind: Kind) throws {
-        let directory = TemporaryDirectory()
+        let directory = try StoreLocation(kind)
         let model = GraphFixtures.music()
         let coordinator = try Self.coordinator(kind, model: model, directory: directory)
         let writer = Self.context(coordinator)
@@ -278,9 +299,9 @@ struct StoreConformanceTests {
 
     // Core Data: a fetch of an abstract super-entity returns the objects of its sub-entities,
     // each as its own entity; self-referential many-to-many relationships work both ways.
-    @Test("inheritance and self-referential relationships", arguments: Kind.allCases)
+    @Test("inheritance and self-referential relationships", arguments: Kind.tested)
     func inheritance(kind: Kind) throws {
-        let directory = TemporaryDirectory()
+        let directory = try StoreLocation(kind)
         let model = GraphFixtures.company()
         let coordinator = try Self.coordinator(kind, model: model, directory: directory)
         let writer = Self.context(coordinator)
@@ -311,9 +332,9 @@ struct StoreConformanceTests {
     // Core Data's one-object forms of the primitives: newValuesForObject(with:) gives the row of
     // an object, newValue(forRelationship:forObjectWith:) a to-one's target or a to-many's
     // members; a missing row is an error (133000), not a crash.
-    @Test("one-object forms of the primitives", arguments: Kind.allCases)
+    @Test("one-object forms of the primitives", arguments: Kind.tested)
     func oneObjectForms(kind: Kind) throws {
-        let directory = TemporaryDirectory()
+        let directory = try StoreLocation(kind)
         let model = Self.peopleModel()
         let coordinator = try Self.coordinator(kind, model: model, directory: directory)
         try Self.seedPeople(Self.context(coordinator), model: model)
@@ -340,9 +361,9 @@ struct StoreConformanceTests {
     }
 
     // Core Data: obtainPermanentIDs(for:) gives unsaved objects the IDs they keep when saved.
-    @Test("permanent IDs before the save", arguments: Kind.allCases)
+    @Test("permanent IDs before the save", arguments: Kind.tested)
     func permanentIDs(kind: Kind) throws {
-        let directory = TemporaryDirectory()
+        let directory = try StoreLocation(kind)
         let model = Self.peopleModel()
         let coordinator = try Self.coordinator(kind, model: model, directory: directory)
         let context = Self.context(coordinator)
@@ -387,7 +408,7 @@ struct PredicateTreeTests {
 
     @Test("a store request carries the predicate and sort it was made from")
     func storeRequestCarriesTheTree() throws {
-        let directory = TemporaryDirectory()
+        let directory = try StoreConformanceTests.StoreLocation(.dictionary)
         let model = StoreConformanceTests.peopleModel()
         let coordinator = try StoreConformanceTests.coordinator(.dictionary, model: model, directory: directory)
         try StoreConformanceTests.seedPeople(StoreConformanceTests.context(coordinator), model: model)

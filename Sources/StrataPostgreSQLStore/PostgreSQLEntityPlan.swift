@@ -1,0 +1,75 @@
+import Foundation
+import Strata
+import StrataPostgreSQL
+
+/// How the store reads and writes the rows of one entity: its table, the select list shared by
+/// every entity of the table, and where each stored attribute and to-one is.
+///
+/// Made once per entity when the store is created; immutable, usable from any thread.
+struct PostgreSQLEntityPlan: @unchecked Sendable {
+    // @unchecked Sendable: immutable; holds the model's frozen descriptions.
+
+    /// One stored property of the entity and its column.
+    struct Field {
+        /// What the property is.
+        enum Kind {
+            /// A stored attribute.
+            case attribute(AttributeDescription)
+            /// A to-one relationship; the column holds the target's key.
+            case toOne(RelationshipDescription)
+        }
+        /// The property's name (the node key).
+        let key: String
+        /// The quoted column name.
+        let quotedColumn: String
+        /// The column's index in ``PostgreSQLEntityPlan/selectList`` results.
+        let columnIndex: Int
+        /// What the property is.
+        let kind: Kind
+    }
+
+    /// The entity.
+    let entity: EntityDescription
+    /// Its table.
+    let table: PostgreSQLTable
+    /// `"$pk", "$entity", "$version"` and every property column of the table, in that order.
+    let selectList: String
+    /// The entity's stored attributes and to-ones.
+    let fields: [Field]
+    /// The names of the entity and of every entity below it, the entity first.
+    let entityNames: [String]
+
+    /// A plan for every entity of `configurationName` that `schema` stores, by entity name.
+    static func plans(for model: ManagedObjectModel, configurationName: String?, schema: PostgreSQLSchema) -> [String: PostgreSQLEntityPlan] {
+        var plans: [String: PostgreSQLEntityPlan] = [:]
+        for entity in model.entities(forConfigurationName: configurationName) {
+            guard let table = schema.table(for: entity) else { continue }
+            var indexByColumn: [String: Int] = [:]
+            for (index, column) in table.columns.enumerated() { indexByColumn[column.name] = 3 + index }
+            var fields: [Field] = []
+            for attribute in entity.attributesByName.values.sorted(by: { $0.name < $1.name }) where !attribute.isTransient {
+                guard let column = table.column(forKey: attribute.name, ofEntityNamed: entity.name), let index = indexByColumn[column],
+                    let quoted = try? PostgreSQLIdentifier.quoted(column)
+                else { continue }
+                fields.append(Field(key: attribute.name, quotedColumn: quoted, columnIndex: index, kind: .attribute(attribute)))
+            }
+            for relationship in entity.relationshipsByName.values.sorted(by: { $0.name < $1.name }) where !relationship.isTransient && !relationship.isToMany {
+                guard let column = table.column(forKey: relationship.name, ofEntityNamed: entity.name), let index = indexByColumn[column],
+                    let quoted = try? PostgreSQLIdentifier.quoted(column)
+                else { continue }
+                fields.append(Field(key: relationship.name, quotedColumn: quoted, columnIndex: index, kind: .toOne(relationship)))
+            }
+            let fixed = [PostgreSQLTable.primaryKeyColumn, PostgreSQLTable.entityColumn, PostgreSQLTable.versionColumn].map { "\"\($0)\"" }
+            let selectList = (fixed + table.columns.map(\.quotedName)).joined(separator: ", ")
+            var names: [String] = []
+            var queue = [entity]
+            while !queue.isEmpty {
+                let next = queue.removeFirst()
+                names.append(next.name)
+                queue.append(contentsOf: next.subentities.sorted { $0.name < $1.name })
+            }
+            plans[entity.name] = PostgreSQLEntityPlan(entity: entity, table: table, selectList: selectList, fields: fields, entityNames: names)
+        }
+        return plans
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import Strata
+import StrataPostgreSQL
+
+extension PostgreSQLStore {
+    /// The most keys one statement asks for; longer lists are read in batches.
+    static let keyBatchSize = 5_000
+
+    /// The current rows of the objects `ids` names that still exist, in any order: one
+    /// `WHERE "$pk" = ANY($1::bigint[])` statement per table and batch of keys. IDs of other
+    /// stores are ignored. Callable from any thread.
+    func rows(of ids: [ManagedObjectID]) throws -> [IncrementalStoreNode] {
+        var keysByTable: [String: (plan: PostgreSQLEntityPlan, keys: [Int64])] = [:]
+        for id in ids {
+            guard let key = referenceObject(for: id) else { continue }
+            let plan = try plan(for: id.entity)
+            keysByTable[plan.table.rootEntityName, default: (plan, [])].keys.append(key)
+        }
+        guard !keysByTable.isEmpty else { return [] }
+        return try withConnection("Reading rows from the PostgreSQL store") { connection in
+            var nodes: [IncrementalStoreNode] = []
+            for name in keysByTable.keys.sorted() {
+                guard let (plan, keys) = keysByTable[name] else { continue }
+                var start = 0
+                while start < keys.count {
+                    let batch = keys[start..<min(start + Self.keyBatchSize, keys.count)]
+                    start += Self.keyBatchSize
+                    let result = try connection.execute(
+                        "SELECT \(plan.selectList) FROM \(plan.table.quotedName) WHERE \"\(PostgreSQLTable.primaryKeyColumn)\" = ANY($1::bigint[])",
+                        parameters: [PostgreSQLValueMapping.keyArray(batch)])
+                    nodes += try self.nodes(from: result, on: connection)
+                }
+            }
+            return nodes
+        }
+    }
+
+    /// The members of `relationship` (a to-many) of each owner in `ids`; every owner gets an
+    /// entry, an ordered relationship's members come in position order, others in key order.
+    /// Callable from any thread.
+    func members(of relationship: RelationshipDescription, owners ids: [ManagedObjectID]) throws -> [ManagedObjectID: [ManagedObjectID]] {
+        var result: [ManagedObjectID: [ManagedObjectID]] = [:]
+        var ownersByKey: [Int64: [ManagedObjectID]] = [:]
+        for id in ids {
+            result[id] = []
+            if let key = referenceObject(for: id) { ownersByKey[key, default: []].append(id) }
+        }
+        guard let first = ids.first, !ownersByKey.isEmpty, let destination = relationship.destinationEntity,
+            let storage = schema.toManyStorage(of: relationship, for: first.entity),
+            let destinationTable = schema.table(for: destination)
+        else { return result }
+        let pk = "\"\(PostgreSQLTable.primaryKeyColumn)\""
+        let entityColumn = "\"\(PostgreSQLTable.entityColumn)\""
+        let sql: String
+        switch storage {
+        case .foreignKey(let table, let column):
+            let quoted = try PostgreSQLSchema.quoted(column)
+            sql = "SELECT \(quoted), \(pk), \(entityColumn) FROM \(table.quotedName) WHERE \(quoted) = ANY($1::bigint[]) ORDER BY \(quoted), \(pk)"
+        case .joinTable(let join, let ownerColumn, let memberColumn, let positionColumn):
+            let owner = "j.\"\(ownerColumn)\""
+            let member = "j.\"\(memberColumn)\""
+            let order = positionColumn.map { "j.\"\($0)\", " } ?? ""
+            sql =
+                "SELECT \(owner), \(member), m.\(entityColumn) FROM \(join.quotedName) j JOIN \(destinationTable.quotedName) m ON m.\(pk) = \(member) WHERE \(owner) = ANY($1::bigint[]) ORDER BY \(owner), \(order)\(member)"
+        }
+        let keys = Array(ownersByKey.keys).sorted()
+        let entities = model.entitiesByName
+        try withConnection("Reading relationship '\(relationship.name)' from the PostgreSQL store") { connection in
+            var start = 0
+            while start < keys.count {
+                let batch = keys[start..<min(start + Self.keyBatchSize, keys.count)]
+                start += Self.keyBatchSize
+                for row in try connection.execute(sql, parameters: [PostgreSQLValueMapping.keyArray(batch)]) {
+                    guard let ownerKey = try row.int64(0), let memberKey = try row.int64(1), let owners = ownersByKey[ownerKey] else { continue }
+                    let entity = try row.string(2).flatMap { entities[$0] } ?? destination
+                    let member = newObjectID(for: entity, referenceObject: memberKey)
+                    for owner in owners { result[owner, default: []].append(member) }
+                }
+            }
+        }
+        return result
+    }
+
+    /// The nodes of the rows of `result` (selected with a plan's ``PostgreSQLEntityPlan/selectList``),
+    /// with to-one targets of the right (sub-)entity: targets in tables holding several entities
+    /// are looked up with one more statement per such table.
+    func nodes(from result: PostgreSQLResult, on connection: PostgreSQLConnection) throws -> [IncrementalStoreNode] {
+        struct Pending {
+            let id: ManagedObjectID
+            let version: Int64
+            var values: [String: Any]
+            var targets: [(key: String, relationship: RelationshipDescription, target: Int64)]
+        }
+        var pending: [Pending] = []
+        var lookups: [String: Set<Int64>] = [:]
+        for row in result {
+            guard let key = try row.int64(0), let entityName = try row.string(1), let plan = plans[entityName], let version = try row.int64(2) else {
+                throw StrataError(
+                    code: StrataError.Code.persistentStoreOperation, message: "A row of the PostgreSQL store names an entity the model does not have: \(try row.string(1) ?? "NULL")",
+                    url: redactedURL)
+            }
+            var item = Pending(id: newObjectID(for: plan.entity, referenceObject: key), version: version, values: [:], targets: [])
+            for field in plan.fields {
+                switch field.kind {
+                case .attribute(let attribute):
+                    if let value = try PostgreSQLValueMapping.value(of: row, column: field.columnIndex, for: attribute) { item.values[field.key] = value }
+                case .toOne(let relationship):
+                    guard let target = try row.int64(field.columnIndex), let destination = relationship.destinationEntity else { continue }
+                    if let table = schema.table(for: destination), table.entityNames.count > 1 {
+                        item.targets.append((field.key, relationship, target))
+                        lookups[table.rootEntityName, default: []].insert(target)
+                    } else {
+                        item.values[field.key] = newObjectID(for: destination, referenceObject: target)
+                    }
+                }
+            }
+            pending.append(item)
+        }
+        var entityOfTarget: [String: [Int64: String]] = [:]
+        for (rootName, keys) in lookups {
+            guard let table = schema.tablesByRootName[rootName] else { continue }
+            let rows = try connection.execute(
+                "SELECT \"\(PostgreSQLTable.primaryKeyColumn)\", \"\(PostgreSQLTable.entityColumn)\" FROM \(table.quotedName) WHERE \"\(PostgreSQLTable.primaryKeyColumn)\" = ANY($1::bigint[])",
+                parameters: [PostgreSQLValueMapping.keyArray(keys)])
+            for row in rows {
+                if let key = try row.int64(0), let name = try row.string(1) { entityOfTarget[rootName, default: [:]][key] = name }
+            }
+        }
+        let entities = model.entitiesByName
+        return try pending.map { item in
+            var values = item.values
+            for target in item.targets {
+                guard let destination = target.relationship.destinationEntity else { continue }
+                let name = entityOfTarget[destination.rootEntity.name]?[target.target]
+                values[target.key] = newObjectID(for: name.flatMap { entities[$0] } ?? destination, referenceObject: target.target)
+            }
+            return try IncrementalStoreNode(objectID: item.id, values: values, version: item.version)
+        }
+    }
+}

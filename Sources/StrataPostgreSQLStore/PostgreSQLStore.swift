@@ -1,0 +1,184 @@
+import Foundation
+import Strata
+import StrataPostgreSQL
+
+/// A store in a PostgreSQL database (``StoreType/postgreSQL``), written against Strata's public
+/// store seam (`IncrementalStore`) only, so that several app servers with their own
+/// coordinators can share one database.
+///
+/// The layout is ``PostgreSQLSchema``'s: one table per inheritance root with `"$pk"`,
+/// `"$entity"` and `"$version"` columns, a column per stored attribute and to-one, join tables
+/// for the other to-manys, one key sequence per root and a `"$metadata"` table, all in one
+/// PostgreSQL schema (``PostgreSQLStoreOption/namespace``). ``loadMetadata()`` creates them the
+/// first time; saves are single transactions with optimistic locking by row versions.
+///
+/// Fetches read the candidate rows of the requested entities and evaluate the request in memory
+/// (`StoreFetchRequest.evaluate`); compiling predicates to SQL is still to come.
+///
+/// Thread-safe: the coordinator calls it from many threads at once.
+public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
+    // @unchecked Sendable: every stored property is immutable after `init` (the schema, the
+    // read plans and the configuration are values; the pool is itself thread-safe and lends a
+    // connection to one caller at a time). No other state is kept between calls.
+
+    /// The connection settings (the URL with its password, shown only redacted).
+    let configuration: PostgreSQLConfiguration
+    /// The connections the store reads and saves with.
+    let pool: PostgreSQLConnectionPool
+    /// The names of every table, column, join table and sequence.
+    let schema: PostgreSQLSchema
+    /// How to read and write rows of each entity, by entity name.
+    let plans: [String: PostgreSQLEntityPlan]
+    /// The URL with `***` in place of any password: the only form errors carry.
+    let redactedURL: URL?
+
+    /// Creates the store for the `postgresql://` URL `url`; opens no connection (that is
+    /// ``loadMetadata()``'s job). Throws 134080 (`persistentStoreOpen`) for a missing or
+    /// malformed URL or a model PostgreSQL cannot name. Called by the coordinator, on the
+    /// thread adding the store.
+    public required init(model: ManagedObjectModel, configurationName: String?, url: URL?, options: [String: any Sendable]) throws {
+        guard let url else {
+            throw StrataError(
+                code: StrataError.Code.persistentStoreOpen,
+                message: "A PostgreSQL store needs a postgresql://user:password@host:port/database URL")
+        }
+        let configuration: PostgreSQLConfiguration
+        do {
+            let timeout = options[PostgreSQLStoreOption.connectionTimeout] as? Double ?? 5
+            configuration = try PostgreSQLConfiguration(url: url.absoluteString, defaultConnectTimeout: .milliseconds(Int64(max(timeout, 0.1) * 1000)))
+        } catch {
+            throw StrataError(code: StrataError.Code.persistentStoreOpen, message: "Opening the PostgreSQL store failed: \(error)")
+        }
+        let redacted = URL(string: configuration.redactedURL)
+        let namespace = options[PostgreSQLStoreOption.namespace] as? String ?? PostgreSQLStoreOption.defaultNamespace
+        let schema: PostgreSQLSchema
+        do {
+            schema = try PostgreSQLSchema(model: model, configurationName: configurationName, namespace: namespace)
+        } catch {
+            throw StrataError(code: StrataError.Code.persistentStoreOpen, message: "The model cannot be stored in PostgreSQL: \(error)", url: redacted)
+        }
+        let connections = options[PostgreSQLStoreOption.maximumConnections] as? Int ?? PostgreSQLStoreOption.defaultMaximumConnections
+        let checkout = options[PostgreSQLStoreOption.connectionTimeout] as? Double ?? 5
+        self.configuration = configuration
+        self.redactedURL = redacted
+        self.schema = schema
+        self.plans = PostgreSQLEntityPlan.plans(for: model, configurationName: configurationName, schema: schema)
+        self.pool = PostgreSQLConnectionPool(
+            configuration: configuration, maximumConnections: max(1, connections), checkoutTimeout: .milliseconds(Int64(max(checkout, 0.1) * 1000)))
+        try super.init(model: model, configurationName: configurationName, url: url, options: options)
+    }
+
+    // MARK: The store primitives (overrides must be in the class body; each forwards to the
+    // file of its concern)
+
+    /// Connects, creates the schema if the namespace holds no store yet, and returns the
+    /// metadata (see `openStore()` in PostgreSQLStore+Metadata.swift). Called once by the
+    /// coordinator, on the thread adding the store.
+    public override func loadMetadata() throws -> [String: any Sendable] { try openStore() }
+
+    /// Replaces the stored metadata (property-list values only; anything else is refused with
+    /// 134070 and nothing is written). Callable from any thread.
+    public override func writeMetadata(_ metadata: [String: any Sendable]) throws { try storeMetadata(metadata) }
+
+    /// The rows `request` matches, in its order and window. Callable from any thread.
+    public override func fetchRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> [IncrementalStoreNode] {
+        try matchingRows(request, options: options)
+    }
+
+    /// The IDs of the rows `request` matches, in order. Callable from any thread.
+    public override func fetchObjectIDs(_ request: StoreFetchRequest, options: ReadOptions) throws -> [ManagedObjectID] {
+        try matchingRows(request, options: options).map(\.objectID)
+    }
+
+    /// How many rows `request` matches within its offset and limit. Callable from any thread.
+    public override func countRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> Int {
+        try matchingRows(request, options: options).count
+    }
+
+    /// The current rows of the objects `ids` names that still exist, in any order. Callable
+    /// from any thread.
+    public override func newValuesForObjects(with ids: [ManagedObjectID], options: ReadOptions) throws -> [IncrementalStoreNode] {
+        try rows(of: ids)
+    }
+
+    /// The members of a to-many relationship for each owner in `ids` (ordered ones in order).
+    /// Callable from any thread.
+    public override func newValues(
+        forRelationship relationship: RelationshipDescription, forObjectsWith ids: [ManagedObjectID], options: ReadOptions
+    ) throws -> [ManagedObjectID: [ManagedObjectID]] {
+        try members(of: relationship, owners: ids)
+    }
+
+    /// Applies a save in one transaction, all or nothing (see PostgreSQLStore+Save.swift).
+    /// Callable from any thread.
+    public override func save(_ request: SaveChangesRequest) throws -> SaveChangesResult { try saveChanges(request) }
+
+    /// `count` new permanent IDs for objects of `entity`, from its inheritance root's key
+    /// sequence. Callable from any thread.
+    public override func obtainPermanentIDs(for entity: EntityDescription, count: Int) throws -> [ManagedObjectID] {
+        guard count > 0 else { return [] }
+        let plan = try plan(for: entity)
+        let keys = try withConnection("Obtaining permanent IDs from the PostgreSQL store") { connection in
+            try nextKeys(count, of: plan.table, on: connection)
+        }
+        return keys.map { newObjectID(for: entity, referenceObject: $0) }
+    }
+
+    /// `count` new keys from `table`'s sequence.
+    func nextKeys(_ count: Int, of table: PostgreSQLTable, on connection: PostgreSQLConnection) throws -> [Int64] {
+        let result = try connection.execute(
+            "SELECT nextval($1::regclass) FROM generate_series(1, $2::bigint)", parameters: [.text(table.keySequence), .int64(Int64(count))])
+        return try result.map { row in
+            guard let key = try row.int64(0) else {
+                throw StrataError(code: StrataError.Code.persistentStoreOperation, message: "The key sequence of \(table.rootEntityName) returned NULL", url: redactedURL)
+            }
+            return key
+        }
+    }
+
+    /// Closes the pool's connections; the store is not used afterwards. Callable from any thread.
+    public override func close() {
+        pool.close()
+    }
+
+    deinit { pool.close() }
+
+    /// The read-and-write plan of `entity`, or a 134070 error when the store does not hold it.
+    func plan(for entity: EntityDescription) throws -> PostgreSQLEntityPlan {
+        guard let plan = plans[entity.name] else {
+            throw StrataError(
+                code: StrataError.Code.persistentStoreOperation, message: "The PostgreSQL store does not hold entity '\(entity.name)'", entityName: entity.name,
+                url: redactedURL)
+        }
+        return plan
+    }
+
+    /// Runs `body` with a pooled connection, turning any failure into a ``StrataError`` with
+    /// `code` (unless it is one already) that says what was being done. Callable from any thread.
+    func withConnection<T>(_ doing: String, code: Int = StrataError.Code.persistentStoreOperation, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        do {
+            return try pool.withConnection(body)
+        } catch {
+            throw strataError(error, while: doing, code: code)
+        }
+    }
+
+    /// `error` as a ``StrataError``: itself when it is one, else one with `code` whose message
+    /// says what failed and carries the SQLSTATE and the server's message (never a password:
+    /// `PostgreSQLError` descriptions show only the redacted URL).
+    func strataError(_ error: any Error, while doing: String, code: Int) -> StrataError {
+        if let strata = error as? StrataError { return strata }
+        if let failure = error as? PostgreSQLError {
+            var text = "\(doing) failed"
+            if let state = failure.sqlState {
+                text += ": SQLSTATE \(state)"
+                if let name = PostgreSQLError.SQLState.name(of: state) { text += " (\(name))" }
+            }
+            text += ": \(configuration.redactedURL): \(failure.message)"
+            if let detail = failure.detail { text += " (\(detail))" }
+            if let constraint = failure.constraintName { text += " [constraint \(constraint)]" }
+            return StrataError(code: code, message: text, url: redactedURL)
+        }
+        return StrataError(code: code, message: "\(doing) failed: \(error)", url: redactedURL)
+    }
+}

@@ -1,0 +1,22 @@
+/// Option keys of the PostgreSQL store, for `addPersistentStore(type: .postgreSQL, at:options:)`
+/// and `PersistentStoreDescription.setOption(_:forKey:)`, beside Strata's
+/// `PersistentStoreOption` keys.
+///
+/// Constants: use them on any thread.
+public enum PostgreSQLStoreOption {
+    /// `String`: the PostgreSQL schema (namespace) holding the store's tables, sequences and
+    /// metadata. Default `"public"`. Created (`CREATE SCHEMA IF NOT EXISTS`) when the store is
+    /// created in it, so one database can hold several stores, one per namespace.
+    public static let namespace = "StrataPostgreSQLNamespaceOption"
+    /// `Int`: the most connections the store opens to the server at once (default 4; at least 1).
+    /// Each read or save borrows one for its duration.
+    public static let maximumConnections = "StrataPostgreSQLMaximumConnectionsOption"
+    /// `TimeInterval` (seconds): how long a read or save waits for a free connection before it
+    /// fails (default 5).
+    public static let connectionTimeout = "StrataPostgreSQLConnectionTimeoutOption"
+
+    /// The namespace used when ``namespace`` is not given.
+    public static let defaultNamespace = "public"
+    /// The pool size used when ``maximumConnections`` is not given.
+    public static let defaultMaximumConnections = 4
+}

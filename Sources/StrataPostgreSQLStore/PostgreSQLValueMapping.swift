@@ -1,0 +1,162 @@
+import Foundation
+import Strata
+import StrataPostgreSQL
+
+/// Converts attribute values between their Swift form (what `IncrementalStoreNode` holds) and
+/// PostgreSQL, without loss:
+///
+/// | attribute type | column type | sent as | read back |
+/// |---|---|---|---|
+/// | integer16/32/64 | `smallint`/`integer`/`bigint` | `int8` | `Int16`/`Int32`/`Int64` |
+/// | double, float | `double precision`, `real` | `float8` (shortest round-trip text; NaN, ±∞) | `Double`, `Float` |
+/// | decimal | `numeric` | its exact decimal text | `Decimal` from the exact text |
+/// | string, uri | `text` | text | `String`, `URL` |
+/// | boolean | `boolean` | `bool` | `Bool` |
+/// | date | `double precision` | seconds since 2001-01-01 (as Core Data and the SQLite store keep it) | `Date` |
+/// | binaryData, transformable | `bytea` | bytes (a transformable's through its value transformer) | `Data`, the transformer's value |
+/// | uuid | `uuid` | `uuid` | `UUID` |
+///
+/// Stateless; usable from any thread.
+enum PostgreSQLValueMapping {
+    /// The POSIX locale decimal text is read in (a decimal point, no grouping).
+    static let posix = Locale(identifier: "en_US_POSIX")
+
+    /// The column type of an attribute type.
+    static func columnType(of type: AttributeType) -> String {
+        switch type {
+        case .integer16: return "smallint"
+        case .integer32: return "integer"
+        case .integer64: return "bigint"
+        case .double, .date: return "double precision"
+        case .float: return "real"
+        case .decimal: return "numeric"
+        case .string, .uri, .objectID, .undefined: return "text"
+        case .boolean: return "boolean"
+        case .binaryData, .transformable: return "bytea"
+        case .uuid: return "uuid"
+        }
+    }
+
+    /// The parameter for `value` (what `IncrementalStoreNode.value(forKey:)` returned) of
+    /// `attribute`. Throws a 1550 ``StrataError`` naming the attribute for a value of another type.
+    static func parameter(_ value: Any?, for attribute: AttributeDescription) throws -> PostgreSQLValue {
+        guard let value else { return .null }
+        func wrongType() -> StrataError {
+            StrataError(
+                code: StrataError.Code.managedObjectValidation,
+                message: "A value of type \(type(of: value)) cannot be stored in the PostgreSQL column of \(attribute.entity?.name ?? "?").\(attribute.name) (\(attribute.type.rawValue))",
+                entityName: attribute.entity?.name, key: attribute.name)
+        }
+        switch attribute.type {
+        case .integer16:
+            guard let int = value as? Int16 else { throw wrongType() }
+            return .int64(Int64(int))
+        case .integer32:
+            guard let int = value as? Int32 else { throw wrongType() }
+            return .int64(Int64(int))
+        case .integer64:
+            guard let int = value as? Int64 else { throw wrongType() }
+            return .int64(int)
+        case .double:
+            guard let double = value as? Double else { throw wrongType() }
+            return .double(double)
+        case .float:
+            guard let float = value as? Float else { throw wrongType() }
+            return .double(Double(float))
+        case .decimal:
+            guard let decimal = value as? Decimal else { throw wrongType() }
+            return .text(decimal.isNaN ? "NaN" : decimal.description)
+        case .string:
+            guard let string = value as? String else { throw wrongType() }
+            return .text(string)
+        case .boolean:
+            guard let bool = value as? Bool else { throw wrongType() }
+            return .bool(bool)
+        case .date:
+            guard let date = value as? Date else { throw wrongType() }
+            return .double(date.timeIntervalSinceReferenceDate)
+        case .binaryData:
+            guard let data = value as? Data else { throw wrongType() }
+            return .bytes(data)
+        case .uuid:
+            guard let uuid = value as? UUID else { throw wrongType() }
+            return .uuid(uuid)
+        case .uri:
+            guard let url = value as? URL else { throw wrongType() }
+            return .text(url.absoluteString)
+        case .transformable:
+            let name = attribute.valueTransformerName ?? AttributeValueTransformers.propertyListTransformerName
+            guard let transformer = AttributeValueTransformers.transformer(forName: name) else {
+                throw StrataError(
+                    code: StrataError.Code.managedObjectValidation, message: "No value transformer is registered under the name '\(name)'",
+                    entityName: attribute.entity?.name, key: attribute.name)
+            }
+            return .bytes(try transformer.transformedValue(value))
+        case .objectID, .undefined:
+            throw wrongType()
+        }
+    }
+
+    /// The Swift value of column `column` of `row` for `attribute` (`nil` for NULL). Throws a
+    /// ``StrataError`` when the column holds something the attribute cannot (a row written by
+    /// another program).
+    static func value(of row: PostgreSQLRow, column: Int, for attribute: AttributeDescription) throws -> Any? {
+        if try row.isNull(column) { return nil }
+        func damaged() -> StrataError {
+            StrataError(
+                code: StrataError.Code.persistentStoreOperation,
+                message: "The PostgreSQL column of \(attribute.entity?.name ?? "?").\(attribute.name) holds a value that is not a \(attribute.type.rawValue)",
+                entityName: attribute.entity?.name, key: attribute.name)
+        }
+        switch attribute.type {
+        case .integer16:
+            guard let int = try row.int64(column), let value = Int16(exactly: int) else { throw damaged() }
+            return value
+        case .integer32:
+            guard let int = try row.int64(column), let value = Int32(exactly: int) else { throw damaged() }
+            return value
+        case .integer64:
+            return try row.int64(column)
+        case .double:
+            return try row.double(column)
+        case .float:
+            guard let text = try row.string(column), let float = Float(text) else { throw damaged() }
+            return float
+        case .decimal:
+            guard let text = try row.string(column), let decimal = Decimal(string: text, locale: posix) else { throw damaged() }
+            return decimal
+        case .string:
+            return try row.string(column)
+        case .boolean:
+            return try row.bool(column)
+        case .date:
+            guard let seconds = try row.double(column) else { throw damaged() }
+            return Date(timeIntervalSinceReferenceDate: seconds)
+        case .binaryData:
+            return try row.data(column)
+        case .uuid:
+            return try row.uuid(column)
+        case .uri:
+            guard let text = try row.string(column) else { return nil }
+            return URL(string: text)
+        case .transformable:
+            guard let data = try row.data(column) else { return nil }
+            let name = attribute.valueTransformerName ?? AttributeValueTransformers.propertyListTransformerName
+            return try AttributeValueTransformers.transformer(forName: name)?.reverseTransformedValue(data)
+        case .objectID, .undefined:
+            return nil
+        }
+    }
+
+    /// `keys` as a PostgreSQL `bigint[]` literal, for a `$n::bigint[]` parameter.
+    static func keyArray<Keys: Sequence<Int64>>(_ keys: Keys) -> PostgreSQLValue {
+        .text("{" + keys.map(String.init).joined(separator: ",") + "}")
+    }
+
+    /// `strings` as a PostgreSQL `text[]` literal, for a `$n::text[]` parameter (each element
+    /// double-quoted, with `"` and `\` escaped).
+    static func textArray<Strings: Sequence<String>>(_ strings: Strings) -> PostgreSQLValue {
+        let elements = strings.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+        return .text("{" + elements.joined(separator: ",") + "}")
+    }
+}
