@@ -191,7 +191,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["StrataLocks", "Strata", "StrataSQLite", "StrataTestSupport", "StrataStressKit"],
+            dependencies: ["StrataLocks", "Strata", "StrataSQLite", "StrataTestSupport", "StrataStressKit", "StrataPostgreSQL", "StrataPostgreSQLStore"],
             swiftSettings: strictSettings
         ),
         .testTarget(

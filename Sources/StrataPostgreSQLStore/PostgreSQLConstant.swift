@@ -42,7 +42,7 @@ enum PostgreSQLConstant: Equatable {
                 var copy = v
                 NSDecimalRound(&whole, &copy, 0, .plain)
                 if whole != v { return .real(NSDecimalNumber(decimal: v).doubleValue) }
-                guard let int = Int64(exactly: NSDecimalNumber(decimal: v).doubleValue), abs(int) <= exactIntegerLimit else { return nil }
+                guard let int = Int64(exactly: NSDecimalNumber(decimal: v).doubleValue), int.magnitude <= exactIntegerLimit.magnitude else { return nil }
                 return .integer(int)
             default: return nil
             }

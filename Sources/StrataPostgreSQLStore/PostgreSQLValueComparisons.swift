@@ -30,7 +30,7 @@ extension PostgreSQLPredicateCompiler {
         case (.integer16, .real(let c)), (.integer32, .real(let c)), (.integer64, .real(let c)), (.boolean, .real(let c)):
             return integer(scalar, type == .boolean ? "CAST(\(x) AS integer)" : x, op, c)
         case (.double, .integer(let n)), (.float, .integer(let n)):
-            guard abs(n) <= PostgreSQLConstant.exactIntegerLimit else { return nil }
+            guard n.magnitude <= PostgreSQLConstant.exactIntegerLimit.magnitude else { return nil }
             return double(scalar, x, op, Double(n))
         case (.double, .real(let c)), (.float, .real(let c)):
             return double(scalar, x, op, c)
