@@ -12,8 +12,9 @@ import StrataPostgreSQL
 /// PostgreSQL schema (``PostgreSQLStoreOption/namespace``). ``loadMetadata()`` creates them the
 /// first time; saves are single transactions with optimistic locking by row versions.
 ///
-/// Fetches read the candidate rows of the requested entities and evaluate the request in memory
-/// (`StoreFetchRequest.evaluate`); compiling predicates to SQL is still to come.
+/// Fetches are compiled to SQL (``PostgreSQLFetchCompiler``) as far as SQL does exactly what
+/// Strata's in-memory engine does; the rest of a request is finished in memory
+/// (`StoreFetchRequest.evaluate`), so results are the SQLite store's.
 ///
 /// Thread-safe: the coordinator calls it from many threads at once.
 public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
@@ -87,12 +88,12 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
 
     /// The IDs of the rows `request` matches, in order. Callable from any thread.
     public override func fetchObjectIDs(_ request: StoreFetchRequest, options: ReadOptions) throws -> [ManagedObjectID] {
-        try matchingRows(request, options: options).map(\.objectID)
+        try matchingIDs(request, options: options)
     }
 
     /// How many rows `request` matches within its offset and limit. Callable from any thread.
     public override func countRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> Int {
-        try matchingRows(request, options: options).count
+        try matchingCount(request, options: options)
     }
 
     /// The current rows of the objects `ids` names that still exist, in any order. Callable
