@@ -20,6 +20,8 @@ extension PostgreSQLStore {
     ///    pairs.
     /// 4. Deletes, with the same version check (join rows go with the row; to-ones pointing at
     ///    it become NULL).
+    /// 5. The changes announced to the other stores on the namespace (PostgreSQLStore+Changes.swift),
+    ///    delivered at the commit.
     ///
     /// Stale updates and deletes roll the transaction back and throw 133020 with a
     /// `MergeConflict` for each (the row's current version and values, 0 and nil when it is
@@ -46,6 +48,7 @@ extension PostgreSQLStore {
                         error.conflicts = writer.conflicts
                         throw error
                     }
+                    try announceChanges(of: request, result: writer.result, on: connection)
                     return writer.result
                 }
             }

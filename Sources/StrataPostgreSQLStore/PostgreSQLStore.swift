@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataLocks
 import StrataPostgreSQL
 
 /// A store in a PostgreSQL database (``StoreType/postgreSQL``), written against Strata's public
@@ -20,7 +21,7 @@ import StrataPostgreSQL
 public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     // @unchecked Sendable: every stored property is immutable after `init` (the schema, the
     // read plans and the configuration are values; the pool is itself thread-safe and lends a
-    // connection to one caller at a time). No other state is kept between calls.
+    // connection to one caller at a time), except `changeListener`, guarded by its lock.
 
     /// The connection settings (the URL with its password, shown only redacted).
     let configuration: PostgreSQLConfiguration
@@ -32,6 +33,10 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     let plans: [String: PostgreSQLEntityPlan]
     /// The URL with `***` in place of any password: the only form errors carry.
     let redactedURL: URL?
+    /// This store instance in the change messages it sends (its own are not merged back).
+    let changeOrigin = UUID().uuidString
+    /// The listener for other stores' commits (PostgreSQLStore+Changes.swift), while open.
+    let changeListener = StrataLock<PostgreSQLChangeListener?>(nil)
 
     /// Creates the store for the `postgresql://` URL `url`; opens no connection (that is
     /// ``loadMetadata()``'s job). Throws 134080 (`persistentStoreOpen`) for a missing or
@@ -75,7 +80,20 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     /// Connects, creates the schema if the namespace holds no store yet, and returns the
     /// metadata (see `openStore()` in PostgreSQLStore+Metadata.swift). Called once by the
     /// coordinator, on the thread adding the store.
-    public override func loadMetadata() throws -> [String: any Sendable] { try openStore() }
+    public override func loadMetadata() throws -> [String: any Sendable] {
+        let metadata = try openStore()
+        do {
+            try startListening()
+        } catch {
+            throw strataError(error, while: "Listening for other processes' changes to the PostgreSQL store", code: StrataError.Code.persistentStoreOpen)
+        }
+        return metadata
+    }
+
+    /// True: the store reports what other processes commit to its namespace (see
+    /// PostgreSQLStore+Changes.swift), so it may be added with
+    /// `PersistentStoreOption.remoteChangeNotificationPost`.
+    public override var reportsChangesMadeElsewhere: Bool { true }
 
     /// Replaces the stored metadata (property-list values only; anything else is refused with
     /// 134070 and nothing is written). Callable from any thread.
@@ -139,10 +157,14 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
 
     /// Closes the pool's connections; the store is not used afterwards. Callable from any thread.
     public override func close() {
+        stopListening()
         pool.close()
     }
 
-    deinit { pool.close() }
+    deinit {
+        stopListening()
+        pool.close()
+    }
 
     /// The read-and-write plan of `entity`, or a 134070 error when the store does not hold it.
     func plan(for entity: EntityDescription) throws -> PostgreSQLEntityPlan {
