@@ -31,6 +31,15 @@ extension PostgreSQLStore {
         let deleted: [(entity: String, key: Int64)] = request.deletedObjects.compactMap { deletion in
             referenceObject(for: deletion.objectID).map { (deletion.objectID.entity.name, $0) }
         }
+        try announce(inserted: inserted, updated: updated, deleted: deleted, on: connection)
+    }
+
+    /// Sends the rows a transaction wrote to the other stores on the namespace, on its
+    /// connection inside the transaction (delivered at the commit).
+    func announce(
+        inserted: [(entity: String, key: Int64)], updated: [(entity: String, key: Int64, version: Int64)], deleted: [(entity: String, key: Int64)],
+        on connection: PostgreSQLConnection
+    ) throws {
         guard !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty else { return }
         for payload in try PostgreSQLChangeMessage.payloads(origin: changeOrigin, inserted: inserted, updated: updated, deleted: deleted) {
             try connection.notify(changeChannel, payload: payload)

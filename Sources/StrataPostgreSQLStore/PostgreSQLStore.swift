@@ -132,6 +132,20 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     /// Callable from any thread.
     public override func save(_ request: SaveChangesRequest) throws -> SaveChangesResult { try saveChanges(request) }
 
+    /// Runs a batch update as one `UPDATE` when it sets constants on rows an exactly compiled
+    /// predicate selects; else nil, and Strata runs it (PostgreSQLStore+BatchRequests.swift).
+    /// Callable from any thread.
+    public override func executeBatchUpdate(_ request: StoreBatchUpdateRequest) throws -> StoreBatchUpdateResult? {
+        try runBatchUpdate(request)
+    }
+
+    /// Runs a batch insert as `INSERT` statements in one transaction (`ON CONFLICT DO UPDATE`
+    /// for one uniqueness constraint); nil, for Strata to run, with several constraints.
+    /// Callable from any thread.
+    public override func executeBatchInsert(_ request: StoreBatchInsertRequest) throws -> StoreBatchInsertResult? {
+        try runBatchInsert(request)
+    }
+
     /// `count` new permanent IDs for objects of `entity`, from its inheritance root's key
     /// sequence. Callable from any thread.
     public override func obtainPermanentIDs(for entity: EntityDescription, count: Int) throws -> [ManagedObjectID] {
