@@ -40,21 +40,7 @@ enum SwiftNames {
     /// The Swift type of an attribute type, or nil when Strata has no typed property for it
     /// (transformable: the app's own type; undefined; object ID).
     static func swiftType(of type: AttributeType) -> String? {
-        switch type {
-        case .integer16: return "Int16"
-        case .integer32: return "Int32"
-        case .integer64: return "Int64"
-        case .decimal: return "Decimal"
-        case .double: return "Double"
-        case .float: return "Float"
-        case .string: return "String"
-        case .boolean: return "Bool"
-        case .date: return "Date"
-        case .binaryData: return "Data"
-        case .uuid: return "UUID"
-        case .uri: return "URL"
-        case .transformable, .undefined, .objectID: return nil
-        }
+        type == .objectID ? nil : type.valueTypeName
     }
 
     /// The model-file name of an attribute type, for comments.

@@ -3,43 +3,78 @@ import Strata
 import StrataPostgreSQL
 
 extension PostgreSQLStore {
-    /// The rows `request` matches, in its order and window. For now every row of the requested
-    /// entity (and its sub-entities when the request includes them) is read
-    /// (``candidateRows(for:where:orderBy:limit:parameters:options:)``) and the request is evaluated in
-    /// memory by Strata's engine (`StoreFetchRequest.evaluate`), which agrees with the SQLite
-    /// store on every predicate; compiling the request to SQL will narrow the read.
-    /// Callable from any thread.
+    /// The alias of the fetched table in fetch statements.
+    static let fetchAlias = "t"
+
+    /// `request` compiled for this store (``PostgreSQLFetchCompiler``): the WHERE clause of the
+    /// conjuncts SQL does exactly as Strata does, the ORDER BY when the sort is exact too.
+    func compiledFetch(_ request: StoreFetchRequest) -> PostgreSQLCompiledFetch {
+        PostgreSQLFetchCompiler.compile(request, schema: schema, tableAlias: Self.fetchAlias) { [weak self] id in self?.referenceObject(for: id) }
+    }
+
+    /// The rows `request` matches, in its order and window. When the predicate and the sort
+    /// compile exactly, one statement does everything (`WHERE`, `ORDER BY … "$pk"`, `LIMIT`,
+    /// `OFFSET`); otherwise the statement reads a superset (the exact conjuncts) and Strata's
+    /// in-memory engine (`StoreFetchRequest.evaluate`) finishes the request, with the same
+    /// results. Reads through the query generation `options` names, if any. Callable from any
+    /// thread.
     func matchingRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> [IncrementalStoreNode] {
-        let candidates = try candidateRows(for: request, options: options)
+        let plan = try plan(for: request.entity)
+        let compiled = compiledFetch(request)
+        let sql = "SELECT \(plan.selectList) FROM \(plan.table.quotedName) AS \"\(Self.fetchAlias)\" WHERE \(compiled.whereClause)"
+        if compiled.canWindowInSQL {
+            return try reading("Fetching \(request.entity.name) rows from the PostgreSQL store", options: options) { connection in
+                try nodes(from: connection.execute(sql + Self.window(compiled, request), parameters: compiled.parameters), on: connection)
+            }
+        }
+        let candidates = try reading("Fetching \(request.entity.name) rows from the PostgreSQL store", options: options) { connection in
+            try nodes(from: connection.execute(sql, parameters: compiled.parameters), on: connection)
+        }
         // The connection is back in the pool here: evaluating may read more rows (key paths
         // through relationships) through this store.
         return try request.evaluate(candidates, in: self, options: options)
     }
 
-    /// The rows of `request`'s entity (and of its sub-entities when `includesSubentities`),
-    /// read with one statement on the entity's table:
-    ///
-    ///     SELECT <select list> FROM <table> WHERE "$entity" = ANY($1::text[]) [AND (<extraClause>)]
-    ///         [ORDER BY <orderBy>] [LIMIT <limit>]
-    ///
-    /// `extraClause` and `orderBy` are SQL over the table's quoted columns (from
-    /// ``PostgreSQLSchema``), whose parameters are `parameters`, numbered from `$2`: the hook a
-    /// predicate compiler narrows the read with. Without them every candidate row is returned, in
-    /// no particular order. Reads through the query generation `options` names, if any.
-    /// Callable from any thread; holds a connection only while it reads.
-    func candidateRows(
-        for request: StoreFetchRequest, where extraClause: String? = nil, orderBy: String? = nil, limit: Int? = nil, parameters: [PostgreSQLValue] = [],
-        options: ReadOptions = .default
-    ) throws -> [IncrementalStoreNode] {
+    /// The IDs of the rows `request` matches, in order: only keys and entity names are read
+    /// when the whole request runs in SQL. Callable from any thread.
+    func matchingIDs(_ request: StoreFetchRequest, options: ReadOptions) throws -> [ManagedObjectID] {
+        let compiled = compiledFetch(request)
+        guard compiled.canWindowInSQL else { return try matchingRows(request, options: options).map(\.objectID) }
         let plan = try plan(for: request.entity)
-        let names = request.includesSubentities ? plan.entityNames : [request.entity.name]
-        var sql = "SELECT \(plan.selectList) FROM \(plan.table.quotedName) WHERE \"\(PostgreSQLTable.entityColumn)\" = ANY($1::text[])"
-        if let extraClause { sql += " AND (\(extraClause))" }
-        if let orderBy { sql += " ORDER BY \(orderBy)" }
-        if let limit { sql += " LIMIT \(limit)" }
-        return try reading("Fetching \(request.entity.name) rows from the PostgreSQL store", options: options) { connection in
-            let result = try connection.execute(sql, parameters: [PostgreSQLValueMapping.textArray(names)] + parameters)
-            return try nodes(from: result, on: connection)
+        let sql =
+            "SELECT \"\(PostgreSQLTable.primaryKeyColumn)\", \"\(PostgreSQLTable.entityColumn)\" FROM \(plan.table.quotedName) AS \"\(Self.fetchAlias)\" WHERE \(compiled.whereClause)"
+            + Self.window(compiled, request)
+        let entities = model.entitiesByName
+        return try reading("Fetching \(request.entity.name) IDs from the PostgreSQL store", options: options) { connection in
+            try connection.execute(sql, parameters: compiled.parameters).map { row in
+                guard let key = try row.int64(0), let entity = try row.string(1).flatMap({ entities[$0] }) else {
+                    throw StrataError(code: StrataError.Code.persistentStoreOperation, message: "A row of the PostgreSQL store has no key or an unknown entity", url: redactedURL)
+                }
+                return newObjectID(for: entity, referenceObject: key)
+            }
         }
+    }
+
+    /// How many rows `request` matches within its offset and limit: `count(*)` in SQL when
+    /// the predicate compiles exactly (the window is arithmetic then, whatever the sort).
+    /// Callable from any thread.
+    func matchingCount(_ request: StoreFetchRequest, options: ReadOptions) throws -> Int {
+        let compiled = compiledFetch(request)
+        guard compiled.predicateIsExact else { return try matchingRows(request, options: options).count }
+        let plan = try plan(for: request.entity)
+        let sql = "SELECT count(*) FROM \(plan.table.quotedName) AS \"\(Self.fetchAlias)\" WHERE \(compiled.whereClause)"
+        let total = try reading("Counting \(request.entity.name) rows in the PostgreSQL store", options: options) { connection in
+            try connection.execute(sql, parameters: compiled.parameters).first?.int64(0) ?? 0
+        }
+        let afterOffset = max(0, Int(total) - max(0, request.fetchOffset))
+        return request.fetchLimit > 0 ? min(afterOffset, request.fetchLimit) : afterOffset
+    }
+
+    /// ` ORDER BY … LIMIT … OFFSET …` for a request that runs whole in SQL.
+    private static func window(_ compiled: PostgreSQLCompiledFetch, _ request: StoreFetchRequest) -> String {
+        var clause = compiled.orderBy.map { " ORDER BY \($0)" } ?? ""
+        if request.fetchLimit > 0 { clause += " LIMIT \(request.fetchLimit)" }
+        if request.fetchOffset > 0 { clause += " OFFSET \(request.fetchOffset)" }
+        return clause
     }
 }

@@ -21,6 +21,8 @@ extension PostgreSQLStore {
     ///    pairs.
     /// 4. Deletes, with the same version check (join rows go with the row; to-ones pointing at
     ///    it become NULL).
+    /// 5. The changes announced to the other stores on the namespace (PostgreSQLStore+Changes.swift),
+    ///    delivered at the commit.
     ///
     /// A deadlock or serialization failure reported by the server rolls the transaction back and
     /// the save runs again (at most ``saveAttempts`` times in all). Stale updates and deletes
@@ -37,7 +39,7 @@ extension PostgreSQLStore {
         while true {
             attempt += 1
             do {
-                return try attemptSave(inserted: inserted, updates: updates, deletes: deletes, toMany: toMany)
+                return try attemptSave(request, inserted: inserted, updates: updates, deletes: deletes, toMany: toMany)
             } catch let error as PostgreSQLError where error.isTransactionRetryable && attempt < Self.saveAttempts {
                 // A deadlock (40P01) or serialization failure (40001) rolled everything back:
                 // the save runs again from the start, with new keys for its inserted objects.
@@ -54,10 +56,11 @@ extension PostgreSQLStore {
     /// serialization failure (which a retry resolves) before the error is thrown.
     static let saveAttempts = 3
 
-    /// One run of a save's transaction; throws `PostgreSQLError`s as they come (see
+    /// One run of a save's transaction, announcing its changes to other stores inside it
+    /// (`NOTIFY` is sent at commit only); throws `PostgreSQLError`s as they come (see
     /// ``saveChanges(_:)``).
     private func attemptSave(
-        inserted: [IncrementalStoreNode], updates: [SaveChangesRequest.Update], deletes: [SaveChangesRequest.Deletion], toMany: [SaveChangesRequest.ToManyChange]
+        _ request: SaveChangesRequest, inserted: [IncrementalStoreNode], updates: [SaveChangesRequest.Update], deletes: [SaveChangesRequest.Deletion], toMany: [SaveChangesRequest.ToManyChange]
     ) throws -> SaveChangesResult {
         try pool.withConnection { connection in
             try connection.transaction(isolation: .readCommitted) {
@@ -76,6 +79,7 @@ extension PostgreSQLStore {
                     error.conflicts = writer.conflicts
                     throw error
                 }
+                try announceChanges(of: request, result: writer.result, on: connection)
                 return writer.result
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataLocks
 import StrataPostgreSQL
 
 /// A store in a PostgreSQL database (``StoreType/postgreSQL``), written against Strata's public
@@ -12,15 +13,16 @@ import StrataPostgreSQL
 /// PostgreSQL schema (``PostgreSQLStoreOption/namespace``). ``loadMetadata()`` creates them the
 /// first time; saves are single transactions with optimistic locking by row versions.
 ///
-/// Fetches read the candidate rows of the requested entities and evaluate the request in memory
-/// (`StoreFetchRequest.evaluate`); compiling predicates to SQL is still to come. Query
-/// generations are `REPEATABLE READ` snapshots held on connections of their own.
+/// Fetches are compiled to SQL (``PostgreSQLFetchCompiler``) as far as SQL does exactly what
+/// Strata's in-memory engine does; the rest of a request is finished in memory
+/// (`StoreFetchRequest.evaluate`), so results are the SQLite store's. Query generations are
+/// `REPEATABLE READ` snapshots held on connections of their own.
 ///
 /// Thread-safe: the coordinator calls it from many threads at once.
 public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     // @unchecked Sendable: every stored property is immutable after `init` (the schema, the
     // read plans and the configuration are values; the pool is itself thread-safe and lends a
-    // connection to one caller at a time). No other state is kept between calls.
+    // connection to one caller at a time), except `changeListener`, guarded by its lock.
 
     /// The connection settings (the URL with its password, shown only redacted).
     let configuration: PostgreSQLConfiguration
@@ -32,6 +34,10 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     let plans: [String: PostgreSQLEntityPlan]
     /// The URL with `***` in place of any password: the only form errors carry.
     let redactedURL: URL?
+    /// This store instance in the change messages it sends (its own are not merged back).
+    let changeOrigin = UUID().uuidString
+    /// The listener for other stores' commits (PostgreSQLStore+Changes.swift), while open.
+    let changeListener = StrataLock<PostgreSQLChangeListener?>(nil)
     /// Whether the store was added with `PersistentStoreOption.readOnly`: saves and metadata
     /// writes are refused (134030), and a namespace without a store is not given one.
     let isReadOnly: Bool
@@ -79,7 +85,20 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     /// Connects, creates the schema if the namespace holds no store yet, and returns the
     /// metadata (see `openStore()` in PostgreSQLStore+Metadata.swift). Called once by the
     /// coordinator, on the thread adding the store.
-    public override func loadMetadata() throws -> [String: any Sendable] { try openStore() }
+    public override func loadMetadata() throws -> [String: any Sendable] {
+        let metadata = try openStore()
+        do {
+            try startListening()
+        } catch {
+            throw strataError(error, while: "Listening for other processes' changes to the PostgreSQL store", code: StrataError.Code.persistentStoreOpen)
+        }
+        return metadata
+    }
+
+    /// True: the store reports what other processes commit to its namespace (see
+    /// PostgreSQLStore+Changes.swift), so it may be added with
+    /// `PersistentStoreOption.remoteChangeNotificationPost`.
+    public override var reportsChangesMadeElsewhere: Bool { true }
 
     /// Replaces the stored metadata (property-list values only; anything else is refused with
     /// 134070 and nothing is written). Callable from any thread.
@@ -95,12 +114,12 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
 
     /// The IDs of the rows `request` matches, in order. Callable from any thread.
     public override func fetchObjectIDs(_ request: StoreFetchRequest, options: ReadOptions) throws -> [ManagedObjectID] {
-        try matchingRows(request, options: options).map(\.objectID)
+        try matchingIDs(request, options: options)
     }
 
     /// How many rows `request` matches within its offset and limit. Callable from any thread.
     public override func countRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> Int {
-        try matchingRows(request, options: options).count
+        try matchingCount(request, options: options)
     }
 
     /// The current rows of the objects `ids` names that still exist, in any order. Callable
@@ -122,6 +141,22 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     public override func save(_ request: SaveChangesRequest) throws -> SaveChangesResult {
         if isReadOnly { throw readOnlyError() }
         return try saveChanges(request)
+    }
+
+    /// Runs a batch update as one `UPDATE` when it sets constants on rows an exactly compiled
+    /// predicate selects; else nil, and Strata runs it (PostgreSQLStore+BatchRequests.swift).
+    /// Callable from any thread.
+    public override func executeBatchUpdate(_ request: StoreBatchUpdateRequest) throws -> StoreBatchUpdateResult? {
+        if isReadOnly { throw readOnlyError() }
+        return try runBatchUpdate(request)
+    }
+
+    /// Runs a batch insert as `INSERT` statements in one transaction (`ON CONFLICT DO UPDATE`
+    /// for one uniqueness constraint); nil, for Strata to run, with several constraints.
+    /// Callable from any thread.
+    public override func executeBatchInsert(_ request: StoreBatchInsertRequest) throws -> StoreBatchInsertResult? {
+        if isReadOnly { throw readOnlyError() }
+        return try runBatchInsert(request)
     }
 
     /// `count` new permanent IDs for objects of `entity`, from its inheritance root's key
@@ -163,10 +198,14 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
 
     /// Closes the pool's connections; the store is not used afterwards. Callable from any thread.
     public override func close() {
+        stopListening()
         pool.close()
     }
 
-    deinit { pool.close() }
+    deinit {
+        stopListening()
+        pool.close()
+    }
 
     /// The read-and-write plan of `entity`, or a 134070 error when the store does not hold it.
     /// Callable from any thread.

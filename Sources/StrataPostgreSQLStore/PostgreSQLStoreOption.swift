@@ -16,6 +16,11 @@ public enum PostgreSQLStoreOption {
     /// connection, and how long opening a new connection may take (unless the URL gives
     /// `connect_timeout`), before it fails (default 5).
     public static let connectionTimeout = "StrataPostgreSQLConnectionTimeoutOption"
+    /// `Bool`: listen for other processes' commits on the namespace (`LISTEN`, on one more
+    /// connection of the store's own), so that contexts with `automaticallyMergesChangesFromParent`
+    /// merge them and `.persistentStoreRemoteChange` can be posted. Default true; saves announce
+    /// their changes (`NOTIFY`) either way.
+    public static let listensForChanges = "StrataPostgreSQLListensForChangesOption"
 
     /// The namespace used when ``namespace`` is not given.
     public static let defaultNamespace = "public"

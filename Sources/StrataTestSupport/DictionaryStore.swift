@@ -40,6 +40,31 @@ public final class DictionaryStore: IncrementalStore, @unchecked Sendable {
         try super.init(model: model, configurationName: configurationName, url: url, options: options)
     }
 
+    /// The option (`Bool`) that makes the store say it reports changes made elsewhere.
+    public static let reportsChangesOption = "StrataTestReportsChangesMadeElsewhere"
+
+    /// True when added with ``reportsChangesOption``: the tests then play "another process".
+    public override var reportsChangesMadeElsewhere: Bool { (options[Self.reportsChangesOption] as? Bool) ?? false }
+
+    /// Writes `values` over the row of `objectID` and bumps its version, as another process
+    /// would, without telling the coordinator; returns the new version (nil: no such row).
+    /// Callable from any thread.
+    public func overwriteRowElsewhere(_ objectID: ManagedObjectID, values: [String: Any]) throws -> Int64? {
+        guard let key = referenceObject(for: objectID) else { return nil }
+        let root = objectID.entity.rootEntity.name
+        return try state.withLock { current -> Int64? in
+            guard let old = current.rows[root]?[key] else { return nil }
+            var merged: [String: Any] = [:]
+            for property in objectID.entity.allProperties where !property.isTransient {
+                if let value = old.value(forKey: property.name) { merged[property.name] = value }
+            }
+            for (name, value) in values { merged[name] = value }
+            let node = try IncrementalStoreNode(objectID: objectID, values: merged, version: old.version + 1)
+            current.rows[root]?[key] = node
+            return node.version
+        }
+    }
+
     public override func loadMetadata() throws -> [String: any Sendable] {
         [StoreMetadataKey.storeUUID: uuid, StoreMetadataKey.storeType: Self.storeType.rawValue]
     }
@@ -131,6 +156,64 @@ public final class DictionaryStore: IncrementalStore, @unchecked Sendable {
             current.lastKeys[root] = first + Int64(count) - 1
             return (0..<count).map { newObjectID(for: entity, referenceObject: first + Int64($0)) }
         }
+    }
+
+    /// How many batch updates the store ran itself (the others Strata ran through `save`).
+    public var batchUpdatesRun: Int { batchUpdateCount.withLock { $0 } }
+    private let batchUpdateCount = StrataLock(0)
+
+    /// Runs batch updates that set constants only (expressions are left to Strata): the
+    /// matching rows get the new values and a new version, all under the store's lock.
+    public override func executeBatchUpdate(_ request: StoreBatchUpdateRequest) throws -> StoreBatchUpdateResult? {
+        guard request.expressionsToUpdate.isEmpty else { return nil }
+        let constants = request.constantsToUpdate
+        let matching = try fetchRows(request.rows, options: .default)
+        try state.withLock { current in
+            var working = current
+            for old in matching {
+                var values: [String: Any] = [:]
+                for property in old.entity.allProperties where !property.isTransient {
+                    if let value = old.value(forKey: property.name) { values[property.name] = value }
+                }
+                for (name, value) in constants { values[name] = value }
+                guard let key = referenceObject(for: old.objectID) else { continue }
+                guard working.rows[old.entity.rootEntity.name]?[key]?.version == old.version else {
+                    throw StrataError(code: StrataError.Code.managedObjectMerge, message: "A save changed a matching row during the batch update", objectID: old.objectID)
+                }
+                working.rows[old.entity.rootEntity.name]?[key] = try IncrementalStoreNode(objectID: old.objectID, values: values, version: old.version + 1)
+            }
+            current = working  // all or nothing
+        }
+        batchUpdateCount.withLock { $0 += 1 }
+        return StoreBatchUpdateResult(count: matching.count, updatedObjectIDs: request.returnsObjectIDs ? matching.map(\.objectID) : [])
+    }
+
+    /// How many batch inserts the store ran itself (the others Strata ran through `save`).
+    public var batchInsertsRun: Int { batchInsertCount.withLock { $0 } }
+    private let batchInsertCount = StrataLock(0)
+
+    /// Runs batch inserts without uniqueness constraints (upserts are left to Strata): new
+    /// rows under new keys, version 1, all under the store's lock.
+    public override func executeBatchInsert(_ request: StoreBatchInsertRequest) throws -> StoreBatchInsertResult? {
+        guard request.uniquenessConstraints.isEmpty else { return nil }
+        let ids = try obtainPermanentIDs(for: request.entity, count: request.count)
+        let attributes = request.attributes
+        var nodes: [IncrementalStoreNode] = []
+        for (row, id) in ids.enumerated() {
+            var values: [String: Any] = [:]
+            for (index, attribute) in attributes.enumerated() {
+                if let value = request.value(ofRow: row, attributeAt: index) { values[attribute.name] = value }
+            }
+            nodes.append(try IncrementalStoreNode(objectID: id, values: values, version: 1))
+        }
+        state.withLock { current in
+            for node in nodes {
+                guard let key = referenceObject(for: node.objectID) else { continue }
+                current.rows[node.entity.rootEntity.name, default: [:]][key] = node
+            }
+        }
+        batchInsertCount.withLock { $0 += 1 }
+        return StoreBatchInsertResult(objectIDs: request.returnsObjectIDs ? ids : [])
     }
 
     public override func save(_ request: SaveChangesRequest) throws -> SaveChangesResult {

@@ -83,6 +83,7 @@ public struct MigrationFaultSweep {
         let meter = ProgressMeter(lineInterval: nil)
         defer { meter.finish() }
         let sequenceCount = configuration.settings.count * configuration.faults.count * configuration.modes.count
+        let progress = SweepProgress(meter: meter, label: "migration fault sweep", sequenceCount: sequenceCount, started: started, deadline: configuration.deadline)
         var sequenceIndex = 0
         sequences: for settings in configuration.settings {
             let baseline: Baseline
@@ -100,13 +101,7 @@ public struct MigrationFaultSweep {
                     let label = { (k: Int) in "\(settings) migration \(fault) \(mode.rawValue) K=\(k)" }
                     let sequence = FaultPointSequence.run(
                         maximumK: configuration.maximumK, deadline: configuration.deadline,
-                        beforeRun: { k, sofar in
-                            meter.update(
-                                ProgressStatus(
-                                    label: "migration fault sweep", done: figures.runs + sofar.runs, unit: "runs", checks: figures.faultPoints + sofar.faultPoints,
-                                    detail: "sequence \(sequenceIndex)/\(sequenceCount): \(label(k))",
-                                    elapsed: Date().timeIntervalSince(started), secondsLeft: configuration.deadline.map { $0.timeIntervalSinceNow }))
-                        },
+                        beforeRun: progress.beforeRun(sequence: sequenceIndex, runs: figures.runs, faultPoints: figures.faultPoints, name: label),
                         { k in runOnce(baseline, fault: fault, mode: mode, k: k, label: label(k), figures: &figures, details: &details) })
                     figures.runs += sequence.runs
                     figures.faultPoints += sequence.faultPoints

@@ -42,7 +42,7 @@ struct GeneratedCodeCompilesTests {
         let modules = try #require(Self.modulesDirectory(), "no Strata.swiftmodule beside \(CommandLine.arguments[0])")
         let swiftc = try #require(Self.swiftc(), "no swiftc on PATH")
         let scratch = TemporaryDirectory(prefix: "strata-codegen-compile")
-        let generated = StrataCommand.run(["generate", CodegenCorpus.url(model).path, "--output", scratch.url.path])
+        let generated = StrataCommand.run(["generate", ModelFileCorpus.url(model).path, "--output", scratch.url.path])
         #expect(generated.status == 0, "\(generated.errors)")
         let files = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter { $0.hasSuffix(".swift") }.sorted()
         #expect(files.count >= 4)

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataCodeGeneration
+import StrataTestSupport
 import Testing
 
 /// What the generator writes for the mogenerator test model of the shared corpus (inheritance,
@@ -8,7 +9,7 @@ import Testing
 /// to-manys, a transformable) and for the corpus as a whole.
 @Suite("Model code generator")
 struct ModelCodeGeneratorTests {
-    static let mogenerator = CodegenCorpus.url("mogenerator/test.xcdatamodel")
+    static let mogenerator = ModelFileCorpus.url("mogenerator/test.xcdatamodel")
 
     static func files(_ url: URL = mogenerator, access: ModelCodeGenerator.AccessLevel = .public) throws -> [String: String] {
         let model = try ManagedObjectModel(contentsOf: url)
@@ -129,8 +130,8 @@ struct ModelCodeGeneratorTests {
     // Every model of the corpus generates without trouble, one class per entity with a class.
     @Test("every corpus model generates")
     func wholeCorpus() throws {
-        CodegenCorpus.registerTransformers()
-        for url in CodegenCorpus.allModels() {
+        ModelFileCorpus.registerTransformers()
+        for url in ModelFileCorpus.allModels() {
             let model = try ManagedObjectModel(contentsOf: url)
             let files = ModelCodeGenerator().files(for: model, modelName: url.lastPathComponent)
             #expect(files.count % 2 == 0, "\(url.lastPathComponent)")

@@ -6,7 +6,7 @@ import Testing
 /// `strata generate`: what it writes where, what it leaves alone, and how it reports bad input.
 @Suite("strata command")
 struct StrataCommandTests {
-    static let model = CodegenCorpus.url("strata-samples/Album.xcdatamodeld")
+    static let model = ModelFileCorpus.url("strata-samples/Album.xcdatamodeld")
 
     // Xcode's class file is the developer's once created; the properties file is always the
     // model's. The command writes `+Class` only when missing and `+Properties` only when its

@@ -38,8 +38,7 @@ enum QueueOwnership {
 
     /// What the current thread lends to a block it is about to wait for.
     static func loan() -> Loan {
-        guard let pointer = pthread_getspecific(key) else { return Loan(thread: pthread_self(), tokens: []) }
-        let owned = Unmanaged<OwnedContexts>.fromOpaque(pointer).takeUnretainedValue()
+        guard let owned = perThread.existing else { return Loan(thread: pthread_self(), tokens: []) }
         return Loan(thread: pthread_self(), tokens: owned.tokens + owned.borrowed)
     }
 
@@ -54,28 +53,13 @@ enum QueueOwnership {
         return try body()
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key) { pointer in
-            guard let pointer else { return }
-            Unmanaged<OwnedContexts>.fromOpaque(pointer).release()
-        }
-        return key
-    }()
+    private static let perThread = ThreadLocal { OwnedContexts() }
 
-    private static var current: OwnedContexts {
-        if let pointer = pthread_getspecific(key) {
-            return Unmanaged<OwnedContexts>.fromOpaque(pointer).takeUnretainedValue()
-        }
-        let owned = OwnedContexts()
-        pthread_setspecific(key, Unmanaged.passRetained(owned).toOpaque())
-        return owned
-    }
+    private static var current: OwnedContexts { perThread.current }
 
     /// Whether the current thread is running a block of the context identified by `token`.
     static func isOwned(_ token: ObjectIdentifier) -> Bool {
-        guard let pointer = pthread_getspecific(key) else { return false }
-        let owned = Unmanaged<OwnedContexts>.fromOpaque(pointer).takeUnretainedValue()
+        guard let owned = perThread.existing else { return false }
         return owned.tokens.contains(token) || owned.borrowed.contains(token)
     }
 

@@ -238,6 +238,21 @@ extension ManagedObjectContext {
     }
 }
 
+extension ManagedObjectContext: ChangesElsewhereReceiver {
+    /// Another process or server changed rows of a store of this root context's coordinator:
+    /// when the context merges automatically, it merges them as another context's did-save (on
+    /// its queue, not waited for), and its children that merge automatically hear of it.
+    /// Called from any thread.
+    func receiveChangesMadeElsewhere(inserted: Set<ManagedObjectID>, updated: Set<ManagedObjectID>, deleted: Set<ManagedObjectID>) {
+        guard automaticallyMergesChangesFromParent else { return }
+        let changes = ContextChanges(name: .managedObjectContextDidSave, inserted: inserted, updated: updated, deleted: deleted)
+        perform {
+            self.merge(changes)
+            self.notifyChildren(changes, except: nil)
+        }
+    }
+}
+
 extension PersistentStoreCoordinator {
     /// The live root contexts using this coordinator, in the order they joined it.
     func rootContexts() -> [ManagedObjectContext] {

@@ -40,11 +40,15 @@ extension PersistentStoreCoordinator {
 
     /// Checks a store's history options when it is added, and starts its remote-change
     /// notifications when asked. A store class of the public seam keeps no history: asking it
-    /// for either option is an error (134000-range `persistentStoreInvalidType`).
+    /// for either option is an error (134000-range `persistentStoreInvalidType`), except
+    /// remote-change notifications from one that reports changes made elsewhere.
     func startHistory(for store: PersistentStore) throws {
         let options = store.options
         guard options.tracksPersistentHistory || options.postsRemoteChangeNotifications else { return }
         guard let history = store.backend as? any HistoryStoreBackend else {
+            // A store of the public seam that reports other processes' changes posts for those
+            // (see PersistentStoreCoordinator+ChangesElsewhere.swift); it keeps no history.
+            if !options.tracksPersistentHistory, store.incrementalStore.reportsChangesMadeElsewhere { return }
             throw StrataError(
                 code: StrataError.Code.persistentStoreInvalidType,
                 message: "Store type '\(store.type.rawValue)' keeps no persistent history: persistentHistoryTracking and remoteChangeNotificationPost need a .sqlite or .inMemory store",

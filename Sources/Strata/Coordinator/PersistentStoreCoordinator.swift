@@ -94,6 +94,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             throw error
         }
         storesState.withLock { $0.append(store) }
+        listenForChangesMadeElsewhere(store)
         return store
     }
 
@@ -108,6 +109,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         guard removed else {
             throw StrataError(code: StrataError.Code.persistentStoreOperation, message: "The store does not belong to this coordinator", url: store.url)
         }
+        store.incrementalStore.changesElsewhereHandler.withLock { $0 = nil }
         store.backend.close()
     }
 

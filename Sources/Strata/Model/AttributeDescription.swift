@@ -113,24 +113,7 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     }
 
     /// The name of the Swift type of the attribute's values (Core Data's `attributeValueClassName`).
-    public var attributeValueClassName: String? {
-        switch _type {
-        case .integer16: return "Int16"
-        case .integer32: return "Int32"
-        case .integer64: return "Int64"
-        case .decimal: return "Decimal"
-        case .double: return "Double"
-        case .float: return "Float"
-        case .string: return "String"
-        case .boolean: return "Bool"
-        case .date: return "Date"
-        case .binaryData: return "Data"
-        case .uuid: return "UUID"
-        case .uri: return "URL"
-        case .objectID: return "ManagedObjectID"
-        case .transformable, .undefined: return nil
-        }
-    }
+    public var attributeValueClassName: String? { _type.valueTypeName }
 
     override func appendVersionHashInputs(to hash: inout StableHash) {
         super.appendVersionHashInputs(to: &hash)

@@ -68,4 +68,26 @@ public enum AttributeType: String, Sendable, Codable, CaseIterable, Hashable {
 
     /// Whether an attribute of this type can be stored.
     var isStorable: Bool { self != .undefined && self != .objectID }
+
+    /// The name of the Swift type of this type's values (`"Int16"`, `"Decimal"`, `"URL"`,
+    /// `"ManagedObjectID"` …), as in the table above; `nil` for `transformable` (the
+    /// transformer's type) and `undefined` (any value).
+    public var valueTypeName: String? {
+        switch self {
+        case .integer16: return "Int16"
+        case .integer32: return "Int32"
+        case .integer64: return "Int64"
+        case .decimal: return "Decimal"
+        case .double: return "Double"
+        case .float: return "Float"
+        case .string: return "String"
+        case .boolean: return "Bool"
+        case .date: return "Date"
+        case .binaryData: return "Data"
+        case .uuid: return "UUID"
+        case .uri: return "URL"
+        case .objectID: return "ManagedObjectID"
+        case .transformable, .undefined: return nil
+        }
+    }
 }

@@ -32,6 +32,9 @@ import StrataLocks
 /// - Optimistic locking is the store's job: ``save(_:)`` receives the version each update and
 ///   delete was based on, and throws ``StrataError`` 133020 with ``MergeConflict``s when the row
 ///   moved on, so merge policies resolve conflicts for every store alike.
+/// - Changes other processes or servers commit reach Strata through
+///   ``noteChangesMadeElsewhere(inserted:updated:deleted:)``: contexts that merge automatically
+///   merge them, as Core Data's incremental stores would have to arrange by hand.
 /// - Query generations: a store that cannot hold an old state keeps the default
 ///   ``pinGeneration()``, and pinned contexts then read its current state (as for Core Data's
 ///   incremental stores, which support no query generations at all).
@@ -54,6 +57,9 @@ open class IncrementalStore: @unchecked Sendable {
     /// The identity shared by every object ID of this store (from the metadata's UUID).
     let token: StoreToken
     private let metadataLock = StrataLock<[String: any Sendable]>([:])
+    /// Where ``noteChangesMadeElsewhere(inserted:updated:deleted:)`` reports to: set by the
+    /// coordinator the store is added to, cleared when it is removed.
+    let changesElsewhereHandler = StrataLock<(@Sendable (ChangesMadeElsewhere) -> Void)?>(nil)
 
     /// Creates the store. The coordinator calls ``loadMetadata()`` next, before anything else;
     /// open files or connections in either. Throw a ``StrataError`` saying what failed.
@@ -132,6 +138,44 @@ open class IncrementalStore: @unchecked Sendable {
     /// Closes files and connections; the store is not used afterwards.
     open func close() {}
 
+    /// Runs a batch update itself, in one transaction (one `UPDATE` statement for a store that
+    /// speaks SQL), or returns nil to have Strata run it: by reading the matching rows and
+    /// saving their new values through ``save(_:)`` with optimistic locking. All of it or none
+    /// of it. The default returns nil. A store that runs it bumps each updated row's version
+    /// (contexts holding the rows refresh them: the coordinator drops them from its cache).
+    open func executeBatchUpdate(_ request: StoreBatchUpdateRequest) throws -> StoreBatchUpdateResult? { nil }
+
+    /// Runs a batch insert itself, in one transaction (one `INSERT … ON CONFLICT` for a store
+    /// that speaks SQL), or returns nil to have Strata run it as one ``save(_:)`` (upserts as
+    /// updates with optimistic locking). All of it or none of it: every row is written. The
+    /// default returns nil. New rows get keys as ``obtainPermanentIDs(for:count:)`` hands them
+    /// out, and version 1.
+    open func executeBatchInsert(_ request: StoreBatchInsertRequest) throws -> StoreBatchInsertResult? { nil }
+
+    /// Whether the store reports changes other processes or servers make to its data, through
+    /// ``noteChangesMadeElsewhere(inserted:updated:deleted:)``. Such a store may be added with
+    /// ``PersistentStoreOption/remoteChangeNotificationPost``. Default false.
+    open var reportsChangesMadeElsewhere: Bool { false }
+
+    // MARK: Changes made elsewhere
+
+    /// Tells Strata that rows of this store changed outside this coordinator: another process
+    /// or another server committed them. `updated` maps each updated object to its new row
+    /// version (a store that does not know it passes `Int64.max`). The coordinator drops the
+    /// rows from its row cache (refusing, for a while, any older read of them that races this
+    /// call), merges the changes into its root contexts that have
+    /// `automaticallyMergesChangesFromParent` (as a did-save of another context is merged, on
+    /// each context's queue, without waiting), and posts `.persistentStoreRemoteChange` when
+    /// the store was added with ``PersistentStoreOption/remoteChangeNotificationPost``.
+    /// Callable from any thread, once the store was added; IDs of other stores are ignored.
+    public final func noteChangesMadeElsewhere(inserted: [ManagedObjectID], updated: [ManagedObjectID: Int64], deleted: [ManagedObjectID]) {
+        guard !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty, let handler = changesElsewhereHandler.withLock({ $0 }) else { return }
+        let mine = { (id: ManagedObjectID) in id.store === self.token }
+        handler(
+            ChangesMadeElsewhere(
+                inserted: inserted.filter(mine), updated: updated.filter { mine($0.key) }, deleted: deleted.filter(mine)))
+    }
+
     // MARK: Core Data's one-object forms
 
     /// The current row of one object (Core Data's `newValuesForObject(with:with:)`, without the
@@ -203,6 +247,15 @@ open class IncrementalStore: @unchecked Sendable {
     private static func missingOverride(_ name: String) -> StrataError {
         StrataError(code: StrataError.Code.persistentStoreOperation, message: "\(Self.self) does not override IncrementalStore.\(name), which every store must implement")
     }
+}
+
+/// Changes a store reports as made outside its coordinator
+/// (``IncrementalStore/noteChangesMadeElsewhere(inserted:updated:deleted:)``).
+struct ChangesMadeElsewhere: Sendable {
+    let inserted: [ManagedObjectID]
+    /// Updated objects and their new row versions.
+    let updated: [ManagedObjectID: Int64]
+    let deleted: [ManagedObjectID]
 }
 
 /// The pinned state of a store that cannot hold an old state: it holds nothing, and reads through

@@ -49,9 +49,13 @@ final class IncrementalStoreBackend: StoreBackend {
         return result
     }
 
-    /// A batch update: the matching rows read and saved back with their new values.
+    /// A batch update: run by the store when it can (``IncrementalStore/executeBatchUpdate(_:)``),
+    /// else the matching rows read and saved back with their new values.
     func batchUpdate(_ plan: BatchUpdatePlan, origin: TransactionOrigin) throws -> BatchUpdateOutcome {
-        try plan.runByRows(on: self, store: store, origin: origin)
+        if let result = try store.executeBatchUpdate(StoreBatchUpdateRequest(plan: plan)) {
+            return BatchUpdateOutcome(count: result.count, ids: plan.returnsObjectIDs ? result.updatedObjectIDs : [])
+        }
+        return try plan.runByRows(on: self, store: store, origin: origin)
     }
 
     /// A batch delete: the rows it reaches read and deleted as one save.
@@ -59,9 +63,18 @@ final class IncrementalStoreBackend: StoreBackend {
         try plan.runByRows(on: self, origin: origin)
     }
 
-    /// A batch insert: the rows saved as one change set, upserts as updates.
+    /// A batch insert: run by the store when it can (``IncrementalStore/executeBatchInsert(_:)``),
+    /// else the rows saved as one change set, upserts as updates.
     func batchInsert(_ plan: BatchInsertPlan, origin: TransactionOrigin) throws -> BatchInsertOutcome {
-        try plan.runByRows(on: self, origin: origin)
+        guard plan.count > 0, let result = try store.executeBatchInsert(StoreBatchInsertRequest(plan: plan)) else {
+            return try plan.runByRows(on: self, origin: origin)
+        }
+        guard !plan.returnsObjectIDs || result.objectIDs.count == plan.count else {
+            throw StrataError(
+                code: StrataError.Code.persistentStoreOperation,
+                message: "\(type(of: store)).executeBatchInsert(_:) named \(result.objectIDs.count) objects for \(plan.count) rows", entityName: plan.entity.name, url: store.url)
+        }
+        return BatchInsertOutcome(count: plan.count, ids: plan.returnsObjectIDs ? result.objectIDs : [], updatedIDs: plan.returnsObjectIDs ? result.updatedObjectIDs : [])
     }
 
     /// The rows of `ids` that still exist (any order).

@@ -53,7 +53,9 @@ public enum PersistentStoreOption {
     public static let persistentHistoryTracking = "NSPersistentHistoryTrackingKey"
     /// `Bool`: post `.persistentStoreRemoteChange` after every transaction on the store, this
     /// process's and, for a SQLite file, other processes' (Core Data's
-    /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey`). Default false.
+    /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey`). A store class of the public
+    /// seam accepts it when it reports other processes' changes
+    /// (``IncrementalStore/reportsChangesMadeElsewhere``), and posts for those. Default false.
     public static let remoteChangeNotificationPost = "NSPersistentStoreRemoteChangeNotificationOptionKey"
     /// `Bool`: when the store was made with another version of the model, migrate it while
     /// adding it (Core Data's `NSMigratePersistentStoresAutomaticallyOption`). Needs

@@ -2,50 +2,6 @@ import Foundation
 import Strata
 import StrataTestSupport
 
-/// Where the shared model corpus is and how tests fill a model's objects.
-enum ModelFileCorpus {
-    /// `../shared/testdata/xcdatamodels` from the package root (this file is
-    /// `Tests/StrataTests/Model/…`, four levels below it). The corpus is read in place, never copied.
-    static let root: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { url.deleteLastPathComponent() }
-        return url.deletingLastPathComponent().appendingPathComponent("shared/testdata/xcdatamodels").standardizedFileURL
-    }()
-
-    /// A bundle or version of the corpus, by its path under the corpus root.
-    static func url(_ path: String) -> URL { root.appendingPathComponent(path) }
-
-    /// Every model of the corpus: the `.xcdatamodeld` bundles and the standalone `.xcdatamodel`s.
-    static func allModels() -> [URL] {
-        let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
-        var found: [URL] = []
-        while let url = enumerator?.nextObject() as? URL {
-            if url.pathExtension == "xcdatamodeld" {
-                found.append(url)
-                enumerator?.skipDescendants()
-            } else if url.pathExtension == "xcdatamodel" {
-                found.append(url)
-                enumerator?.skipDescendants()
-            }
-        }
-        return found.sorted { $0.path < $1.path }
-    }
-
-    /// The `.xcdatamodel` versions of a bundle.
-    static func versions(of bundle: URL) -> [URL] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: bundle.path)) ?? []
-        return names.filter { $0.hasSuffix(".xcdatamodel") }.sorted().map { bundle.appendingPathComponent($0) }
-    }
-
-    /// The transformers the corpus names, registered as property-list transformers (their apps
-    /// register their own; these tests store no transformable values).
-    static func registerTransformers() {
-        for name in ["AuthorTransformer", "ColorTransformer", "ColorsTransformer", "ImageTransformer"] {
-            AttributeValueTransformers.register(PropertyListValueTransformer(), forName: name)
-        }
-    }
-}
-
 /// A temporary `.xcdatamodel` (or bundle) written from strings, removed when released.
 final class ModelFileScratch {
     let directory = TemporaryDirectory(prefix: "strata-modelfile")

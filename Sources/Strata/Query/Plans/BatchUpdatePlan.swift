@@ -16,6 +16,9 @@ struct BatchUpdatePlan: @unchecked Sendable {
         /// The new value: a constant already in the attribute's stored form, or an expression
         /// over the row.
         let value: BoundExpression
+        /// The expression the request gave, when it gave one that is not a constant (what a
+        /// store of the public seam reads; see `StoreBatchUpdateRequest`).
+        let sourceExpression: ObjectExpression?
         /// Whether the stored value must be checked after it is computed: an integer expression
         /// assigned to a 16- or 32-bit attribute may leave the attribute's range.
         var needsRangeCheck: Bool {
@@ -59,7 +62,11 @@ struct BatchUpdatePlan: @unchecked Sendable {
             }
             let attribute = entity.layout.storedAttributes[index]
             let bound = try bindValue(value, for: attribute, entity: entity, error: error)
-            assignments.append(Assignment(attribute: attribute, slot: index, value: bound))
+            let source = (value as? ObjectExpression).flatMap { expression -> ObjectExpression? in
+                if case .constant = expression.node { return nil }
+                return expression
+            }
+            assignments.append(Assignment(attribute: attribute, slot: index, value: bound, sourceExpression: source))
         }
         assignments.sort { $0.slot < $1.slot }
         return BatchUpdatePlan(rows: rows, assignments: assignments, returnsObjectIDs: returnsObjectIDs)

@@ -1,14 +1,6 @@
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A row of the trace, the format's `tid`: one per context queue (every block a context runs
 /// lands on its track, whatever thread ran it), and one per thread for work done outside any
 /// context's block.
@@ -49,21 +41,9 @@ final class TraceThreadState {
     }
 
     /// The calling thread's state.
-    static var current: TraceThreadState {
-        if let pointer = pthread_getspecific(key) { return Unmanaged<TraceThreadState>.fromOpaque(pointer).takeUnretainedValue() }
-        let state = TraceThreadState()
-        pthread_setspecific(key, Unmanaged.passRetained(state).toOpaque())
-        return state
-    }
+    static var current: TraceThreadState { perThread.current }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key) { pointer in
-            guard let pointer else { return }
-            Unmanaged<TraceThreadState>.fromOpaque(pointer).release()
-        }
-        return key
-    }()
+    private static let perThread = ThreadLocal { TraceThreadState() }
 
     /// Runs `body` with `track` as this thread's current track.
     func with<T>(_ track: TraceTrack, _ body: () throws -> T) rethrows -> T {

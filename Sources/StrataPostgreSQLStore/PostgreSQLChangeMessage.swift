@@ -1,0 +1,82 @@
+import Foundation
+
+/// What one commit of a PostgreSQL store changed, as a `NOTIFY` payload that the other
+/// coordinators on the same database read (Sources/StrataPostgreSQLStore/PostgreSQLChangeListener.swift):
+/// the sending store instance and the keys of the inserted, updated and deleted rows by entity
+/// name, with the new versions of the updated ones. JSON with one-letter keys, so that a
+/// payload holds many keys; a commit whose changes do not fit PostgreSQL's payload limit (under
+/// 8000 bytes) is sent as several messages (``payloads(origin:inserted:updated:deleted:limit:)``),
+/// all delivered at the commit. A value type: use it on any thread.
+struct PostgreSQLChangeMessage: Codable, Equatable, Sendable {
+    /// The store instance that committed (its own messages are skipped).
+    var origin: String
+    /// Keys of inserted rows, by entity name.
+    var inserted: [String: [Int64]] = [:]
+    /// Keys of updated rows, by entity name; `versions` holds their new versions, in order.
+    var updated: [String: [Int64]] = [:]
+    /// New versions of the updated rows, parallel to `updated`.
+    var versions: [String: [Int64]] = [:]
+    /// Keys of deleted rows, by entity name.
+    var deleted: [String: [Int64]] = [:]
+
+    enum CodingKeys: String, CodingKey {
+        case origin = "o"
+        case inserted = "i"
+        case updated = "u"
+        case versions = "v"
+        case deleted = "d"
+    }
+
+    /// The payload bytes a message aims to stay under: PostgreSQL refuses 8000 and more.
+    static let payloadLimit = 7_000
+
+    /// The payloads that report a commit: as few messages as fit `limit` bytes each (estimated
+    /// generously before encoding). Rows are (entity name, key) and, for updates, the version.
+    static func payloads(
+        origin: String, inserted: [(entity: String, key: Int64)], updated: [(entity: String, key: Int64, version: Int64)],
+        deleted: [(entity: String, key: Int64)], limit: Int = payloadLimit
+    ) throws -> [String] {
+        var messages: [PostgreSQLChangeMessage] = []
+        var current = PostgreSQLChangeMessage(origin: origin)
+        var size = 40 + origin.utf8.count
+        // A key costs at most 20 digits and a comma; an entity met for the first time in a list
+        // costs its name, quotes, colon and brackets (twice for updates: keys and versions).
+        func makeRoom(for cost: Int) {
+            if size + cost > limit, !current.isEmpty {
+                messages.append(current)
+                current = PostgreSQLChangeMessage(origin: origin)
+                size = 40 + origin.utf8.count
+            }
+            size += cost
+        }
+        func entityCost(_ entity: String, in list: [String: [Int64]]) -> Int { list[entity] == nil ? entity.utf8.count * 2 + 8 : 0 }
+        for row in inserted {
+            makeRoom(for: 21 + entityCost(row.entity, in: current.inserted))
+            current.inserted[row.entity, default: []].append(row.key)
+        }
+        for row in updated {
+            makeRoom(for: 42 + 2 * entityCost(row.entity, in: current.updated))
+            current.updated[row.entity, default: []].append(row.key)
+            current.versions[row.entity, default: []].append(row.version)
+        }
+        for row in deleted {
+            makeRoom(for: 21 + entityCost(row.entity, in: current.deleted))
+            current.deleted[row.entity, default: []].append(row.key)
+        }
+        if !current.isEmpty { messages.append(current) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return try messages.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+    }
+
+    /// The message a payload holds; nil for a payload that is not one (another program's
+    /// notification on the channel).
+    static func decode(_ payload: String) -> PostgreSQLChangeMessage? {
+        guard let message = try? JSONDecoder().decode(PostgreSQLChangeMessage.self, from: Data(payload.utf8)) else { return nil }
+        for (entity, keys) in message.updated where message.versions[entity]?.count != keys.count { return nil }
+        return message
+    }
+
+    /// Whether the message reports no row.
+    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}

@@ -1,0 +1,1 @@
+../../PostgreSQLTests/PostgreSQLTestServer.swift
