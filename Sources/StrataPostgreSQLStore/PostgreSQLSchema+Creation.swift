@@ -11,9 +11,9 @@ extension PostgreSQLSchema {
     /// - Tables: `"$pk" bigint PRIMARY KEY`, `"$entity" text NOT NULL`, `"$version" bigint NOT
     ///   NULL`, a column per stored attribute (typed by ``PostgreSQLValueMapping/columnType(of:)``)
     ///   and to-one (`bigint`).
-    /// - To-one columns: a foreign key to the destination table's `"$pk"`, `ON DELETE SET NULL
-    ///   DEFERRABLE INITIALLY DEFERRED` (a save may insert objects that point at each other), and
-    ///   an index.
+    /// - To-one columns: an index, and a foreign key to the destination table's `"$pk"`, `ON DELETE
+    ///   SET NULL DEFERRABLE INITIALLY DEFERRED` (a save may insert objects that point at each
+    ///   other) — unless the model lets the reference dangle (``keepsReferencesValid(_:)``).
     /// - Join tables: `"$owner"`, `"$member"` (foreign keys `ON DELETE CASCADE`), positions when
     ///   ordered, primary key (`"$owner"`, `"$member"`), an index on (`"$member"`, `"$owner"`).
     /// - Indexes for `isIndexed` attributes and the entities' fetch indexes (their partial-index
@@ -40,8 +40,10 @@ extension PostgreSQLSchema {
         for table in tables {
             for column in table.columns {
                 guard case .toOne(let destinationRoot) = column.kind, let destination = tablesByRootName[destinationRoot] else { continue }
-                statements.append(
-                    "ALTER TABLE \(table.quotedName) ADD FOREIGN KEY (\(column.quotedName)) REFERENCES \(destination.quotedName) (\(pk)) ON DELETE SET NULL DEFERRABLE INITIALLY DEFERRED")
+                if Self.keepsReferencesValid(model.entitiesByName[column.entityName]?.relationshipsByName[column.propertyName]) {
+                    statements.append(
+                        "ALTER TABLE \(table.quotedName) ADD FOREIGN KEY (\(column.quotedName)) REFERENCES \(destination.quotedName) (\(pk)) ON DELETE SET NULL DEFERRABLE INITIALLY DEFERRED")
+                }
                 statements.append("CREATE INDEX ON \(table.quotedName) (\(column.quotedName))")
             }
             if table.entityNames.count > 1 {
@@ -99,5 +101,14 @@ extension PostgreSQLSchema {
             queue.append(contentsOf: next.subentities)
         }
         return names.joined(separator: ", ")
+    }
+
+    /// Whether a to-one's column can carry a foreign key: only when deleting the target never
+    /// leaves the reference dangling. Core Data leaves it dangling when the target's inverse
+    /// relationship has the `noAction` delete rule, and when there is no inverse at all (the
+    /// target does not know who points at it); a foreign key would change that.
+    static func keepsReferencesValid(_ relationship: RelationshipDescription?) -> Bool {
+        guard let inverse = relationship?.inverseRelationship else { return false }
+        return inverse.deleteRule != .noAction
     }
 }

@@ -7,7 +7,7 @@ import StrataPostgreSQL
 /// namespace like a save's. A request SQL cannot run exactly as Strata's engine would is left
 /// to Strata (nil), which runs it through reads and ``PostgreSQLStore/save(_:)``: an update whose
 /// predicate does not compile exactly or that sets values by expressions, an insert upserting on
-/// more than one uniqueness constraint.
+/// more than one uniqueness constraint or on one that also covers other entities.
 extension PostgreSQLStore {
     /// The most parameters one statement takes (PostgreSQL's limit is 65 535).
     static let maximumParameters = 60_000
@@ -73,6 +73,9 @@ extension PostgreSQLStore {
                 keys.append(try PostgreSQLIdentifier.quoted(column))
             }
             let covered = plan.table.entityNames.filter { name in model.entitiesByName[name]?.isKindOf(entity: constraint.entity) == true }
+            // A row matching a stored row of another entity of the constraint's tree is a
+            // constraint conflict (133021), not an update: Strata's run reports it exactly.
+            guard covered == [entity.name] else { return nil }
             let entityList = covered.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }.joined(separator: ", ")
             let updates = columns.map { "\($0) = EXCLUDED.\($0)" } + ["\(version) = \"\(Self.fetchAlias)\".\(version) + 1"]
             conflictClause = " ON CONFLICT (\(keys.joined(separator: ", "))) WHERE \(entityColumn) IN (\(entityList)) DO UPDATE SET \(updates.joined(separator: ", "))"

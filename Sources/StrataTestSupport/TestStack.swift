@@ -2,7 +2,8 @@ import Foundation
 import Strata
 
 /// A complete stack for a test: a model, a coordinator with one store (a SQLite file in a fresh
-/// temporary folder, or in memory) and helpers to make contexts and reopen the store.
+/// temporary folder, in memory, or a fresh namespace of the PostgreSQL test server) and helpers
+/// to make contexts and reopen the store.
 /// Thread-safe once created.
 public final class TestStack: @unchecked Sendable {
     // @unchecked Sendable: all stored properties are immutable and Sendable classes, except the
@@ -11,7 +12,19 @@ public final class TestStack: @unchecked Sendable {
     public enum Kind: Sendable, CaseIterable, CustomStringConvertible {
         case sqlite
         case inMemory
-        public var description: String { self == .sqlite ? "SQLite" : "in-memory" }
+        case postgreSQL
+        /// Every kind; PostgreSQL only when the tests have a server (not with `STRATA_SKIP_POSTGRESQL=1`).
+        public static var allCases: [Kind] { PostgreSQLTestDatabase.isSkipped ? [.sqlite, .inMemory] : [.sqlite, .inMemory, .postgreSQL] }
+        /// The kinds that keep a persistent history and post remote-change notifications for
+        /// this process's saves (the PostgreSQL store does neither yet: see docs/postgresql.md).
+        public static let keepingHistory: [Kind] = [.sqlite, .inMemory]
+        public var description: String {
+            switch self {
+            case .sqlite: return "SQLite"
+            case .inMemory: return "in-memory"
+            case .postgreSQL: return "PostgreSQL"
+            }
+        }
     }
 
     /// The model.
@@ -38,14 +51,23 @@ public final class TestStack: @unchecked Sendable {
         var allOptions = options
         allOptions[PersistentStoreOption.recordsSQL] = recordsSQL
         self.options = allOptions
-        self.coordinator = try Self.makeCoordinator(model: model, kind: kind, url: storeURL, options: allOptions)
+        self.database = kind == .postgreSQL ? try PostgreSQLTestDatabase() : nil
+        self.coordinator = try Self.makeCoordinator(model: model, kind: kind, url: storeURL, options: allOptions, database: database)
     }
 
-    private static func makeCoordinator(model: ManagedObjectModel, kind: Kind, url: URL, options: [String: any Sendable]) throws -> PersistentStoreCoordinator {
+    /// The namespace of a PostgreSQL stack (dropped when the stack goes).
+    public let database: PostgreSQLTestDatabase?
+
+    private static func makeCoordinator(
+        model: ManagedObjectModel, kind: Kind, url: URL, options: [String: any Sendable], database: PostgreSQLTestDatabase?
+    ) throws -> PersistentStoreCoordinator {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         switch kind {
         case .sqlite: try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
         case .inMemory: try coordinator.addPersistentStore(type: .inMemory, options: options)
+        case .postgreSQL:
+            guard let database else { throw PostgreSQLTestDatabase.ServerMissing() }
+            try database.addStore(to: coordinator, options: options)
         }
         return coordinator
     }
@@ -58,13 +80,13 @@ public final class TestStack: @unchecked Sendable {
         return context
     }
 
-    /// Closes the store and opens it again with a new coordinator (SQLite stacks; an in-memory
+    /// Closes the store and opens it again with a new coordinator (SQLite and PostgreSQL stacks; an in-memory
     /// stack keeps its coordinator since its data lives in it). Contexts made before stay on the
     /// old coordinator.
     public func reopen() throws {
-        guard kind == .sqlite else { return }
+        guard kind != .inMemory else { return }
         for store in coordinator.persistentStores { try coordinator.remove(store) }
-        coordinator = try Self.makeCoordinator(model: model, kind: kind, url: storeURL, options: options)
+        coordinator = try Self.makeCoordinator(model: model, kind: kind, url: storeURL, options: options, database: database)
     }
 
     /// A recorder of the SQL this stack's coordinator runs.

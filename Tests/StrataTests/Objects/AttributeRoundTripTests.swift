@@ -91,7 +91,9 @@ struct AttributeRoundTripTests {
     @Test("save, close, reopen, fetch", arguments: TestStack.Kind.allCases)
     func roundTrip(kind: TestStack.Kind) throws {
         let stack = try TestStack(model: ModelFixtures.allTypes(), kind: kind)
-        for (label, values) in Self.cases {
+        // PostgreSQL text cannot hold U+0000: the PostgreSQL store refuses such a string with a
+        // clear error (PostgreSQLStoreTests), so that case is left out there.
+        for (label, values) in Self.cases where !(kind == .postgreSQL && values.string?.unicodeScalars.contains("\u{0}") == true) {
             let writer = stack.newContext(name: "writer")
             try writer.performAndWait {
                 store(values, in: writer)

@@ -62,7 +62,7 @@ struct PersistentHistoryTests {
         }
     }
 
-    @Test("a root save records one transaction: author, context name, inserts, updated properties, deletes with tombstones", arguments: TestStack.Kind.allCases)
+    @Test("a root save records one transaction: author, context name, inserts, updated properties, deletes with tombstones", arguments: TestStack.Kind.keepingHistory)
     func recordsSaves(kind: TestStack.Kind) throws {
         let stack = try Self.stack(kind)
         let before = Date()
@@ -102,7 +102,7 @@ struct PersistentHistoryTests {
         #expect(changeIDs == changeIDs.sorted() && Set(changeIDs).count == changeIDs.count)
     }
 
-    @Test("relationship changes name the relationship in updatedProperties, on both sides", arguments: TestStack.Kind.allCases)
+    @Test("relationship changes name the relationship in updatedProperties, on both sides", arguments: TestStack.Kind.keepingHistory)
     func relationshipUpdates(kind: TestStack.Kind) throws {
         let stack = try Self.stack(kind)
         let ids = try Self.insertNotes(["a"], in: stack)
@@ -126,7 +126,7 @@ struct PersistentHistoryTests {
         #expect(folderChange?.changeType == .update && folderChange?.updatedProperties?.map(\.name) == ["notes"])
     }
 
-    @Test("one save mixing inserts, updates of two shapes and deletes records each change with its own fields", arguments: TestStack.Kind.allCases)
+    @Test("one save mixing inserts, updates of two shapes and deletes records each change with its own fields", arguments: TestStack.Kind.keepingHistory)
     func mixedSave(kind: TestStack.Kind) throws {
         let stack = try Self.stack(kind)
         let ids = try Self.insertNotes(["a", "b", "c", "d"], in: stack)
@@ -152,7 +152,7 @@ struct PersistentHistoryTests {
         #expect(change(ids[3])?.changeType == .delete && change(ids[3])?.updatedProperties == nil && change(ids[3])?.tombstone?["title"] as? String == "d")
     }
 
-    @Test("a child's save into its parent records nothing; the root's save records the root's author", arguments: TestStack.Kind.allCases)
+    @Test("a child's save into its parent records nothing; the root's save records the root's author", arguments: TestStack.Kind.keepingHistory)
     func childSavesRecordNothing(kind: TestStack.Kind) throws {
         let stack = try Self.stack(kind)
         let root = stack.newContext(name: "root")
@@ -170,7 +170,7 @@ struct PersistentHistoryTests {
         #expect(all.count == 1 && all.first?.author == "root author" && all.first?.contextName == "root")
     }
 
-    @Test("tokens: fetch after a token returns only later transactions, in order; Codable; the current token", arguments: TestStack.Kind.allCases)
+    @Test("tokens: fetch after a token returns only later transactions, in order; Codable; the current token", arguments: TestStack.Kind.keepingHistory)
     func tokens(kind: TestStack.Kind) throws {
         let stack = try Self.stack(kind)
         try Self.insertNotes(["a"], in: stack)
@@ -262,7 +262,7 @@ struct PersistentHistoryTests {
         #expect(try Self.transactions(.fetchHistory(after: nil), in: stack).map(\.author) == ["tracked", "tracked again"])
     }
 
-    @Test("fetch after a date; delete before a token and before a date; count, transactions only and status results", arguments: TestStack.Kind.allCases)
+    @Test("fetch after a date; delete before a token and before a date; count, transactions only and status results", arguments: TestStack.Kind.keepingHistory)
     func datesDeletesAndResultTypes(kind: TestStack.Kind) throws {
         let stack = try Self.stack(kind)
         try Self.insertNotes(["a", "b"], in: stack, author: "one")
@@ -308,7 +308,7 @@ struct PersistentHistoryTests {
         #expect(after.map(\.author) == ["four"] && (after.first?.transactionNumber ?? 0) > last)
     }
 
-    @Test("a batch update is one transaction with the executing context's author and the updated attributes", arguments: TestStack.Kind.allCases)
+    @Test("a batch update is one transaction with the executing context's author and the updated attributes", arguments: TestStack.Kind.keepingHistory)
     func batchUpdateHistory(kind: TestStack.Kind) throws {
         let stack = try Self.stack(kind)
         let ids = try Self.insertNotes(["a", "b", "c"], in: stack)
@@ -333,7 +333,7 @@ struct PersistentHistoryTests {
         #expect(changes.allSatisfy { $0.changeType == .update && $0.updatedProperties?.map(\.name) == ["body"] })
     }
 
-    @Test("a batch delete is one transaction: a delete per row, an update per partner that lost one, the executing context's author", arguments: TestStack.Kind.allCases)
+    @Test("a batch delete is one transaction: a delete per row, an update per partner that lost one, the executing context's author", arguments: TestStack.Kind.keepingHistory)
     func batchDeleteHistory(kind: TestStack.Kind) throws {
         let stack = try Self.stack(kind)
         let ids = try Self.insertNotes(["a", "b", "c"], in: stack)
@@ -365,7 +365,7 @@ struct PersistentHistoryTests {
         #expect(changes.first { $0.changeType == .update }?.updatedProperties?.map(\.name) == ["notes"])
     }
 
-    @Test("objectIDNotification() merges a transaction into a context", arguments: TestStack.Kind.allCases)
+    @Test("objectIDNotification() merges a transaction into a context", arguments: TestStack.Kind.keepingHistory)
     func objectIDNotificationMerges(kind: TestStack.Kind) throws {
         let stack = try Self.stack(kind)
         let ids = try Self.insertNotes(["a"], in: stack)
@@ -391,7 +391,7 @@ struct PersistentHistoryTests {
         }
     }
 
-    @Test("a failed save records no history", arguments: TestStack.Kind.allCases)
+    @Test("a failed save records no history", arguments: TestStack.Kind.keepingHistory)
     func failedSaveRecordsNothing(kind: TestStack.Kind) throws {
         let stack = try Self.stack(kind)
         let ids = try Self.insertNotes(["a"], in: stack)
@@ -414,7 +414,7 @@ struct PersistentHistoryTests {
         #expect(try Self.transactions(.fetchHistory(after: token), in: stack).isEmpty)
     }
 
-    @Test("history requests need tracking; a store class of the public seam refuses it", arguments: TestStack.Kind.allCases)
+    @Test("history requests need tracking; a store class of the public seam refuses it", arguments: TestStack.Kind.keepingHistory)
     func trackingRequired(kind: TestStack.Kind) throws {
         let stack = try TestStack(model: Self.model(), kind: kind)
         #expect(stack.coordinator.currentPersistentHistoryToken() == nil)
@@ -455,7 +455,7 @@ struct PersistentHistoryTests {
         }
     }
 
-    @Test("remoteChangeNotificationPost: one notification per transaction, in order, with its token and store", arguments: TestStack.Kind.allCases)
+    @Test("remoteChangeNotificationPost: one notification per transaction, in order, with its token and store", arguments: TestStack.Kind.keepingHistory)
     func remoteChangeForOwnSaves(kind: TestStack.Kind) throws {
         let stack = try Self.stack(kind, posting: true)
         let changes = RemoteChanges(stack.coordinator)
@@ -470,7 +470,7 @@ struct PersistentHistoryTests {
         #expect(received.allSatisfy { $0.store == identifier })
     }
 
-    @Test("remoteChangeNotificationPost without tracking: notifications name the store and carry no token", arguments: TestStack.Kind.allCases)
+    @Test("remoteChangeNotificationPost without tracking: notifications name the store and carry no token", arguments: TestStack.Kind.keepingHistory)
     func remoteChangeWithoutHistory(kind: TestStack.Kind) throws {
         let stack = try TestStack(model: Self.model(), kind: kind, options: [PersistentStoreOption.remoteChangeNotificationPost: true])
         let changes = RemoteChanges(stack.coordinator)
