@@ -199,6 +199,12 @@ docs: deps
 		-I "$$($(SWIFT) build --show-bin-path)/Modules" -I Sources/CSQLite \
 		-target "$$(uname -m)-unknown-linux-gnu" -output-dir $(DOCS_DIR)/symbol-graphs
 	python3 scripts/check_doc_coverage.py $(DOCS_DIR)/symbol-graphs --module Strata --sources Sources/Strata
+	$(SWIFT) build -j $(JOBS) --target StrataPostgreSQLStore
+	rm -rf $(DOCS_DIR)/postgresql-symbol-graphs && mkdir -p $(DOCS_DIR)/postgresql-symbol-graphs
+	$(SWIFT) symbolgraph-extract -module-name StrataPostgreSQLStore -minimum-access-level public -emit-extension-block-symbols \
+		-I "$$($(SWIFT) build --show-bin-path)/Modules" -I Sources/CSQLite -I Sources/CLibPQ -I "$$(pkg-config --variable=includedir libpq)" \
+		-target "$$(uname -m)-unknown-linux-gnu" -output-dir $(DOCS_DIR)/postgresql-symbol-graphs
+	python3 scripts/check_doc_coverage.py $(DOCS_DIR)/postgresql-symbol-graphs --module StrataPostgreSQLStore --sources Sources/StrataPostgreSQLStore
 	$(DOCC) convert Sources/Strata/Strata.docc --additional-symbol-graph-dir $(DOCS_DIR)/symbol-graphs \
 		--fallback-display-name Strata --fallback-bundle-identifier org.strata.Strata \
 		--output-path $(DOCS_DIR)/Strata.doccarchive --warnings-as-errors
