@@ -285,10 +285,19 @@ final class PostgreSQLDifferentialFixture {
         }
     }
 
+    /// Creates the namespace and tables. Text columns take ICU's root collation when the server
+    /// has ICU (`und-x-icu`, not byte order: "a" < "B" < "b"), so that a comparison the compiler
+    /// forgot to put under `COLLATE "C"` shows here (the test server's own default is C.UTF-8).
     private static func createTables(_ schema: PostgreSQLSchema, on connection: PostgreSQLConnection) throws {
+        let icu = try connection.execute("SELECT collname FROM pg_collation WHERE collname = 'und-x-icu'").count > 0
         var script = "CREATE SCHEMA \(schema.quotedNamespace);\n"
         for table in schema.tables {
-            let columns = ["\"$pk\" bigint PRIMARY KEY", "\"$entity\" text NOT NULL", "\"$version\" bigint NOT NULL"] + table.columns.map { "\($0.quotedName) \(sqlType($0.kind))" }
+            let columns =
+                ["\"$pk\" bigint PRIMARY KEY", "\"$entity\" text NOT NULL", "\"$version\" bigint NOT NULL"]
+                + table.columns.map { column in
+                    let type = sqlType(column.kind)
+                    return "\(column.quotedName) \(type)" + (type == "text" && icu ? " COLLATE \"und-x-icu\"" : "")
+                }
             script += "CREATE TABLE \(table.quotedName) (\(columns.joined(separator: ", ")));\n"
         }
         for join in schema.joinTables {
