@@ -52,8 +52,11 @@ extension PostgreSQLPredicateCompiler {
             else { return nil }
             return .all([low, high])
         default:
-            guard case .constant(let value) = rhs else { return nil }
-            return compare(left, op, options, value)
+            switch rhs {
+            case .constant(let value): return compare(left, op, options, value)
+            case .scalar(let right): return compareScalars(left, op, options, right)
+            default: return nil
+            }
         }
     }
 

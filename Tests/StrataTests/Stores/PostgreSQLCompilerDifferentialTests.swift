@@ -59,6 +59,10 @@ struct PostgreSQLCompilerDifferentialTests {
             ("NOT (str == 'a')", []), ("NOT (str BEGINSWITH[c] 'a')", []), ("str == 'a' OR i32 > 2", []), ("str ==[c] 'a' OR i32 > 2", []),
             ("NOT (i32 > 2 AND dbl < 1)", []), ("i32 > 2 AND str ==[c] 'a'", []), ("i32 + 1 > 2", []), ("i16 < i32", []),
             ("tags.@sum.weight > 2", []), ("ALL tags.weight > 2 AND NOT (ANY links.weight == 5)", []),
+            ("str == alt", []), ("str != alt", []), ("str < alt", []), ("NOT (str >= alt)", []), ("str BEGINSWITH alt", []), ("str ENDSWITH alt", []),
+            ("str CONTAINS alt", []), ("NOT (alt CONTAINS str)", []), ("str ==[c] alt", []), ("dbl < group.score", []), ("dbl == flt", []),
+            ("NOT (dbl >= flt)", []), ("i16 <= i64", []), ("flag == i16", []), ("tags.@count == links.@count", []), ("group.name == str", []),
+            ("dbl < i64", []), ("ANY tags.weight == i64", []),
         ]
         for (index, (format, arguments)) in fixed.enumerated() {
             let predicate = ObjectPredicate(format: format, argumentArray: arguments)

@@ -146,6 +146,20 @@ struct PostgreSQLCompilerTests {
         #expect(exact.whereClause == Self.entity + #" AND NOT COALESCE(("t"."select" COLLATE "C" = $3 OR "t"."group" = $4), FALSE)"#)
     }
 
+    @Test("two key paths of one family: nil equals nil, ordering with nil or NaN is false; an integer against a double stays in memory")
+    func keyAgainstKey() throws {
+        let model = try Model()
+        let names = model.compile("select == user.name")
+        #expect(
+            names.whereClause
+                == Self.entity + #" AND "t"."select" COLLATE "C" IS NOT DISTINCT FROM (SELECT "t$1"."name" FROM "app"."Customer" AS "t$1" WHERE "t$1"."$pk" = "t"."user") COLLATE "C""#
+        )
+        #expect(model.compile("paid != group").whereClause == Self.entity + #" AND CAST("t"."paid" AS integer) IS DISTINCT FROM "t"."group""#)
+        #expect(model.compile("total < total").whereClause == Self.entity + #" AND ("t"."total" < "t"."total" AND "t"."total" <> 'NaN'::float8 AND "t"."total" <> 'NaN'::float8)"#)
+        #expect(!model.compile("group < total").predicateIsExact)
+        #expect(!model.compile("select ==[c] user.name").predicateIsExact)
+    }
+
     @Test("to-one key paths read the target row by key; to-many quantifiers and @count are subqueries on the foreign key or join table")
     func relationships() throws {
         let model = try Model()
