@@ -12,6 +12,8 @@ import Strata
 enum PostgreSQLSortCompiler {
     /// `"k1" ASC NULLS FIRST, …, alias."$pk"`, or nil when a descriptor cannot be compiled.
     static func orderBy(_ descriptors: [ObjectSortDescriptor], entity: EntityDescription, schema: PostgreSQLSchema, tableAlias: String) -> String? {
+        // Its aliases may repeat those of the WHERE clause's subqueries: each names a row only
+        // inside its own scalar subquery, so they never meet.
         var compiler = PostgreSQLPredicateCompiler(schema: schema, entity: entity, tableAlias: tableAlias, objectKey: { _ in nil })
         var terms: [String] = []
         for descriptor in descriptors {
