@@ -36,7 +36,7 @@ extension PostgreSQLPredicateCompiler {
             case .constant(let single):
                 // "x IN 'abc'": x is a substring of the constant.
                 if case .attribute(.string) = left.kind, case .string(let text) = single {
-                    guard Self.isBinary(options) else { return nil }
+                    guard Self.isBinary(options), !text.utf8.contains(0) else { return nil }
                     let placeholder = parameters.add(.text(text))
                     return PostgreSQLCondition(sql: "strpos(\(placeholder), \(left.sql)) > 0", canBeNull: left.canBeNull)
                 }

@@ -238,6 +238,9 @@ struct PostgreSQLCompilerTests {
             #expect(!fetch.predicateIsExact, "\(format)")
             #expect(fetch.whereClause == Self.entity, "\(format)")
         }
+        // PostgreSQL text cannot hold U+0000 (the parameter would be refused): memory compares it.
+        #expect(!model.compile("select == %@", "a\u{0}b").predicateIsExact)
+        #expect(!model.compile("select IN %@", "a\u{0}b").predicateIsExact)
         let huge = model.compile("group == %@ OR total == %@ OR price == %@", Int64.min, Int64.min, Decimal(Int64.min))
         #expect(huge.whereClause.hasPrefix(Self.entity))
     }
