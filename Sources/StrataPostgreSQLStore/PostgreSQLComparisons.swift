@@ -42,6 +42,10 @@ extension PostgreSQLPredicateCompiler {
                 }
                 if case .object = left.kind { return objectMembership(left, [single]) }
                 return compare(left, .equalTo, options, single)
+            case .scalar(let right):
+                // "name IN otherKey": a substring of another string.
+                guard case .attribute(.string) = left.kind, case .attribute(.string) = right.kind else { return nil }
+                return compareScalars(right, .contains, options, left)
             default:
                 return nil
             }

@@ -6,8 +6,8 @@ import Strata
 /// UTF-8 bytes with the default comparator (PostgreSQL's `COLLATE "C"`), decimals numerically,
 /// NaN after every number (as PostgreSQL does), data and UUIDs by their bytes; ties are broken
 /// by the primary key. Key paths may go through to-one relationships (a scalar subquery on the
-/// target's table). The `caseInsensitive` and `localizedStandard` comparators, `@count` and
-/// other aggregates, and types without a byte order here (transformable, object ID) are not
+/// target's table) or end in `@count` (a count subquery). The `caseInsensitive` and
+/// `localizedStandard` comparators, the other aggregates, and types without a byte order here (transformable, object ID) are not
 /// compiled: the whole sort is then done in memory. Pure functions.
 enum PostgreSQLSortCompiler {
     /// `"k1" ASC NULLS FIRST, …, alias."$pk"`, or nil when a descriptor cannot be compiled.
@@ -18,8 +18,14 @@ enum PostgreSQLSortCompiler {
         var terms: [String] = []
         for descriptor in descriptors {
             let components = descriptor.key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            guard case .scalar(let scalar)? = compiler.resolveKeyPath(from: compiler.root, components[...]), case .attribute(let type) = scalar.kind else { return nil }
+            guard case .scalar(let scalar)? = compiler.resolveKeyPath(from: compiler.root, components[...]) else { return nil }
             var expression = scalar.sql
+            let type: AttributeType
+            switch scalar.kind {
+            case .attribute(let attributeType): type = attributeType
+            case .count: type = .integer64
+            case .object: return nil
+            }
             switch type {
             case .string:
                 guard descriptor.comparator == .default else { return nil }

@@ -62,13 +62,16 @@ struct PostgreSQLCompilerDifferentialTests {
             ("str == alt", []), ("str != alt", []), ("str < alt", []), ("NOT (str >= alt)", []), ("str BEGINSWITH alt", []), ("str ENDSWITH alt", []),
             ("str CONTAINS alt", []), ("NOT (alt CONTAINS str)", []), ("str ==[c] alt", []), ("dbl < group.score", []), ("dbl == flt", []),
             ("NOT (dbl >= flt)", []), ("i16 <= i64", []), ("flag == i16", []), ("tags.@count == links.@count", []), ("group.name == str", []),
-            ("dbl < i64", []), ("ANY tags.weight == i64", []),
+            ("dbl < i64", []), ("ANY tags.weight == i64", []), ("str IN alt", []), ("NOT (alt IN group.name)", []),
         ]
         for (index, (format, arguments)) in fixed.enumerated() {
             let predicate = ObjectPredicate(format: format, argumentArray: arguments)
             try fixture.check(predicate, label: "fixed #\(index): \(format)", tally: &tally)
             try fixture.check(
                 predicate, sorts: [ObjectSortDescriptor(key: "str"), ObjectSortDescriptor(key: "dbl", ascending: false)], limit: 25, offset: 3, label: "fixed #\(index) sorted", tally: &tally)
+            try fixture.check(
+                predicate, sorts: [ObjectSortDescriptor(key: "tags.@count", ascending: index % 2 == 0), ObjectSortDescriptor(key: "group.region.name")], limit: 40,
+                label: "fixed #\(index) by count", tally: &tally)
         }
         // Random predicates of the query language's own generator.
         let seed = QueryRandom.seed(fromEnvironment: "STRATA_DIFF_SEED", default: DifferentialEngines.defaultSeed)

@@ -157,6 +157,7 @@ struct PostgreSQLCompilerTests {
         #expect(model.compile("paid != group").whereClause == Self.entity + #" AND CAST("t"."paid" AS integer) IS DISTINCT FROM "t"."group""#)
         #expect(model.compile("total < total").whereClause == Self.entity + #" AND ("t"."total" < "t"."total" AND "t"."total" <> 'NaN'::float8 AND "t"."total" <> 'NaN'::float8)"#)
         #expect(!model.compile("group < total").predicateIsExact)
+        #expect(model.compile("select IN user.name").whereClause.hasSuffix(#"WHERE "t$1"."$pk" = "t"."user") COLLATE "C", "t"."select") > 0"#))
         #expect(!model.compile("select ==[c] user.name").predicateIsExact)
     }
 
@@ -224,7 +225,10 @@ struct PostgreSQLCompilerTests {
         #expect(sorted.canWindowInSQL)
         #expect(model.compile("TRUEPREDICATE", sorts: [ObjectSortDescriptor(key: "select", ascending: true, comparator: .caseInsensitive)]).orderBy == nil)
         #expect(model.compile("TRUEPREDICATE", sorts: [ObjectSortDescriptor(key: "select", ascending: true, comparator: .localizedStandard)]).orderBy == nil)
-        #expect(model.compile("TRUEPREDICATE", sorts: [ObjectSortDescriptor(key: "tags.@count")]).orderBy == nil)
+        #expect(model.compile("TRUEPREDICATE", sorts: [ObjectSortDescriptor(key: "tags.@sum.label")]).orderBy == nil)
+        #expect(model.compile("TRUEPREDICATE", sorts: [ObjectSortDescriptor(key: "user")]).orderBy == nil)
+        let counted = model.compile("TRUEPREDICATE", sorts: [ObjectSortDescriptor(key: "user.orders.@count", ascending: false)])
+        #expect(counted.orderBy == #"(SELECT count(*) FROM "app"."Order" AS "t$1" WHERE "t$1"."user" = "t"."user") DESC NULLS LAST, "t"."$pk""#)
     }
 
     @Test("bad input never traps: unknown keys, odd constants and shapes only stay in memory")
