@@ -6,7 +6,7 @@ import Strata
 /// UTF-8 bytes with the default comparator (PostgreSQL's `COLLATE "C"`), decimals numerically,
 /// NaN after every number (as PostgreSQL does), data and UUIDs by their bytes; ties are broken
 /// by the primary key. Key paths may go through to-one relationships (a scalar subquery on the
-/// target's table) or end in `@count` (a count subquery). The `caseInsensitive` and
+/// target's table) or end in `@count`, `@min` or `@max` (subqueries). The `caseInsensitive` and
 /// `localizedStandard` comparators, the other aggregates, and types without a byte order here (transformable, object ID) are not
 /// compiled: the whole sort is then done in memory. Pure functions.
 enum PostgreSQLSortCompiler {
@@ -22,7 +22,11 @@ enum PostgreSQLSortCompiler {
             var expression = scalar.sql
             let type: AttributeType
             switch scalar.kind {
-            case .attribute(let attributeType): type = attributeType
+            case .attribute(let attributeType):
+                // Strata sorts by an aggregate under the binary collation: a decimal @min/@max
+                // by its text's bytes, which no SQL order reproduces.
+                if attributeType == .decimal && components.contains(where: { $0.hasPrefix("@") }) { return nil }
+                type = attributeType
             case .count: type = .integer64
             case .object: return nil
             }
