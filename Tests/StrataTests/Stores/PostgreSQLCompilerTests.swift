@@ -173,6 +173,14 @@ struct PostgreSQLCompilerTests {
                 == Self.entity
                 + #" AND EXISTS (SELECT 1 FROM "app"."Order$tags" AS "t$2" JOIN "app"."Tag" AS "t$1" ON "t$1"."$pk" = "t$2"."$member" WHERE "t$2"."$owner" = "t"."$pk" AND COALESCE("t$1"."label" COLLATE "C" = $3, FALSE))"#
         )
+        // From the other side of the many-to-many, the join table's columns swap roles.
+        let fromTags = PostgreSQLFetchCompiler.compile(
+            entity: model.model.entitiesByName["Tag"] ?? model.order, includesSubentities: true, predicate: ObjectPredicate(format: "ANY orders.group == 1"), sortDescriptors: [],
+            schema: model.schema, tableAlias: "t", objectKey: { _ in nil })
+        #expect(
+            fromTags.whereClause
+                == #""t"."$entity" = $1 AND EXISTS (SELECT 1 FROM "app"."Order$tags" AS "t$2" JOIN "app"."Order" AS "t$1" ON "t$1"."$pk" = "t$2"."$owner" WHERE "t$2"."$member" = "t"."$pk" AND COALESCE("t$1"."group" = $2, FALSE))"#
+        )
         let all = model.compile("ALL user.orders.group > 2").whereClause
         #expect(all == Self.entity + #" AND NOT EXISTS (SELECT 1 FROM "app"."Order" AS "t$1" WHERE "t$1"."user" = "t"."user" AND NOT COALESCE("t$1"."group" > $3, FALSE))"#)
         let count = model.compile("SUBQUERY(tags, $x, $x.label BEGINSWITH 'a').@count >= 2")
