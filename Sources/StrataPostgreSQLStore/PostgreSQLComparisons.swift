@@ -36,12 +36,16 @@ extension PostgreSQLPredicateCompiler {
             case .constant(let single):
                 // "x IN 'abc'": x is a substring of the constant.
                 if case .attribute(.string) = left.kind, case .string(let text) = single {
-                    guard Self.isBinary(options) else { return nil }
+                    guard Self.isBinary(options), !text.utf8.contains(0) else { return nil }
                     let placeholder = parameters.add(.text(text))
                     return PostgreSQLCondition(sql: "strpos(\(placeholder), \(left.sql)) > 0", canBeNull: left.canBeNull)
                 }
                 if case .object = left.kind { return objectMembership(left, [single]) }
                 return compare(left, .equalTo, options, single)
+            case .scalar(let right):
+                // "name IN otherKey": a substring of another string.
+                guard case .attribute(.string) = left.kind, case .attribute(.string) = right.kind else { return nil }
+                return compareScalars(right, .contains, options, left)
             default:
                 return nil
             }
@@ -52,8 +56,11 @@ extension PostgreSQLPredicateCompiler {
             else { return nil }
             return .all([low, high])
         default:
-            guard case .constant(let value) = rhs else { return nil }
-            return compare(left, op, options, value)
+            switch rhs {
+            case .constant(let value): return compare(left, op, options, value)
+            case .scalar(let right): return compareScalars(left, op, options, right)
+            default: return nil
+            }
         }
     }
 

@@ -31,6 +31,7 @@ struct PostgreSQLCondition: Sendable, Equatable {
         combine(parts, with: "OR", empty: .alwaysFalse)
     }
 
+    /// `parts` joined by `word` in parentheses; `empty` for none, the part itself for one.
     private static func combine(_ parts: [PostgreSQLCondition], with word: String, empty: PostgreSQLCondition) -> PostgreSQLCondition {
         guard parts.count > 1 else { return parts.first ?? empty }
         return PostgreSQLCondition(sql: "(" + parts.map(\.sql).joined(separator: " \(word) ") + ")", canBeNull: parts.contains { $0.canBeNull })

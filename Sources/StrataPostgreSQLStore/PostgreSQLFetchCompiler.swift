@@ -36,7 +36,11 @@ enum PostgreSQLFetchCompiler {
         var parts: [PostgreSQLCondition] = [entityFilter(entity, includesSubentities: includesSubentities, alias: alias, parameters: &compiler.parameters)]
         var compiled = 0
         var left = 0
-        if let predicate {
+        if let predicate, predicate.syntaxError != nil {
+            // A malformed predicate (its node is FALSEPREDICATE): fetches throw before a store
+            // sees one; should one come, memory answers it.
+            left = 1
+        } else if let predicate {
             for conjunct in conjuncts(of: predicate.node) {
                 let saved = compiler.parameters
                 if let condition = compiler.compile(conjunct) {

@@ -123,9 +123,12 @@ extension PostgreSQLPredicateCompiler {
         case .subquery(let collectionNode, let variable, let predicate):
             return subquery(collectionNode, variable: variable, predicate: predicate).map { .collection($0, rest: []) }
         case .function(let name, let arguments):
-            // `count:` of a to-many collection is `@count`; other functions stay in memory.
-            guard name == "count:", arguments.count == 1, case .collection(let collection, let rest)? = resolve(arguments[0]), rest.isEmpty else { return nil }
-            return count(of: collection)
+            // `count:`, `min:` and `max:` of a to-many collection are `@count`, `@min`, `@max`;
+            // other functions stay in memory.
+            guard ["count:", "min:", "max:"].contains(name), arguments.count == 1, case .collection(let collection, let rest)? = resolve(arguments[0]) else { return nil }
+            if name == "count:" { return rest.isEmpty ? count(of: collection) : nil }
+            guard rest.count == 1, let key = rest.first else { return nil }
+            return extreme(name == "max:", key, of: collection)
         case .conditional:
             return nil
         }
@@ -162,8 +165,9 @@ extension PostgreSQLPredicateCompiler {
                     let collection = PostgreSQLCollection(owner: current, relationship: relationship, destination: destination)
                     let rest = components[components.index(after: index)...]
                     if let first = rest.first, first.hasPrefix("@") {
-                        guard first == "@count", rest.count == 1 else { return nil }
-                        return count(of: collection)
+                        if first == "@count" { return rest.count == 1 ? count(of: collection) : nil }
+                        guard rest.count == 2, let key = rest.last, first == "@min" || first == "@max" else { return nil }
+                        return extreme(first == "@max", key, of: collection)
                     }
                     return .collection(collection, rest: Array(rest))
                 }
@@ -190,6 +194,25 @@ extension PostgreSQLPredicateCompiler {
             return "(SELECT \(PostgreSQLText.column(column, of: alias)) FROM \(table.quotedName) AS \(alias) "
                 + "WHERE \(PostgreSQLText.column(PostgreSQLTable.primaryKeyColumn, of: alias)) = \(keySQL))"
         }
+    }
+
+    /// `collection.@min.key` / `@max.key`: the least or greatest non-nil value (nil for none),
+    /// as Strata orders them, which PostgreSQL's `min` and `max` share for numbers (NaN above
+    /// every number), dates, decimals and text under `COLLATE "C"`; booleans as 0 and 1. Other
+    /// types stay in memory.
+    private mutating func extreme(_ isMaximum: Bool, _ key: String, of collection: PostgreSQLCollection) -> PostgreSQLOperand? {
+        guard let attribute = collection.destination.attributesByName[key], !attribute.isTransient, let members = membersSQL(of: collection),
+            let column = columnSQL(key, of: members.element)
+        else { return nil }
+        let function = isMaximum ? "max" : "min"
+        let value: String
+        switch attribute.type {
+        case .integer16, .integer32, .integer64, .double, .float, .decimal, .date: value = "\(function)(\(column))"
+        case .string, .uri: value = "\(function)(\(column) COLLATE \"C\")"
+        case .boolean: value = "CAST(\(function)(CAST(\(column) AS integer)) AS boolean)"
+        case .binaryData, .uuid, .transformable, .objectID, .undefined: return nil
+        }
+        return .scalar(PostgreSQLScalar(kind: .attribute(attribute.type), sql: "(SELECT \(value) \(members.from) WHERE \(members.condition))", canBeNull: true))
     }
 
     /// `collection.@count` (with a `SUBQUERY`'s filter), if the collection and filter compile exactly.

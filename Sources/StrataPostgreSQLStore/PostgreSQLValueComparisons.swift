@@ -9,11 +9,13 @@ extension PostgreSQLPredicateCompiler {
     /// - numbers compare exactly across integers and doubles; NaN equals only NaN and is never
     ///   ordered; booleans are the integers 0 and 1;
     /// - strings compare by their UTF-8 bytes (`COLLATE "C"`); `[c]`/`[d]` folding, `LIKE` and
-    ///   `MATCHES` stay in memory.
+    ///   `MATCHES` stay in memory, and so does text holding U+0000, which PostgreSQL cannot hold.
     mutating func compareValue(
         _ scalar: PostgreSQLScalar, type: AttributeType, _ op: ObjectPredicate.Operator, _ options: ObjectPredicate.Options, _ constant: PostgreSQLConstant
     ) -> PostgreSQLCondition? {
         let x = scalar.sql
+        // PostgreSQL text cannot hold U+0000: such a constant is compared in memory.
+        if case .text(let text) = constant, text.utf8.contains(0) { return nil }
         if case .null = constant {
             switch op {
             case .equalTo: return scalar.canBeNull ? PostgreSQLCondition(sql: "\(x) IS NULL", canBeNull: false) : .alwaysFalse
