@@ -20,7 +20,7 @@ import Testing
 /// when the sort compiled too), and a superset of them otherwise. Rows are matched by `idx`.
 ///
 /// Replay with `STRATA_DIFF_SEED=<seed>`; `STRATA_PG_DIFF_COUNT` sets the number of random predicates.
-@Suite("PostgreSQL fetch compiler: SQL and the in-memory engine agree", .serialized, .disabled(if: PostgreSQLTestServer.isSkipped, "STRATA_SKIP_POSTGRESQL=1"))
+@Suite("PostgreSQL fetch compiler: SQL and the in-memory engine agree", .serialized, .disabled(if: PostgreSQLTestDatabase.isSkipped, "STRATA_SKIP_POSTGRESQL=1"))
 struct PostgreSQLCompilerDifferentialTests {
     static let generatedCount = ProcessInfo.processInfo.environment["STRATA_PG_DIFF_COUNT"].flatMap { Int($0) } ?? 600
     static let sortKeys = [
@@ -272,8 +272,8 @@ final class PostgreSQLDifferentialFixture: PostgreSQLDifferentialChecking {
         for (id, idx) in idxByID where DifferentialEngines.primaryKey(id) != idx + 1 {
             throw StrataError(code: StrataError.Code.coreData, message: "item \(idx) has key \(DifferentialEngines.primaryKey(id)), not idx + 1")
         }
-        connection = try PostgreSQLTestServer.connect()
-        let namespace = PostgreSQLTestServer.uniqueTableName("strata_compiler")
+        connection = try PostgreSQLConnection(url: PostgreSQLTestDatabase.serverURL())
+        let namespace = "strata_compiler_" + UUID().uuidString.prefix(8).lowercased()
         schema = try PostgreSQLSchema(model: model, configurationName: nil, namespace: namespace)
         try Self.createTables(schema, on: connection)
         try Self.insert(data, schema: schema, on: connection)

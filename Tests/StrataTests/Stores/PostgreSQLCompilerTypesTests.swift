@@ -13,7 +13,7 @@ import Testing
 /// Strata orders data and UUIDs by their bytes (shorter first on a common prefix) and URIs by
 /// their text's bytes; PostgreSQL's `bytea` and `uuid` compare the same way, text under
 /// `COLLATE "C"`.
-@Suite("PostgreSQL fetch compiler: UUIDs, data and URIs", .serialized, .disabled(if: PostgreSQLTestServer.isSkipped, "STRATA_SKIP_POSTGRESQL=1"))
+@Suite("PostgreSQL fetch compiler: UUIDs, data and URIs", .serialized, .disabled(if: PostgreSQLTestDatabase.isSkipped, "STRATA_SKIP_POSTGRESQL=1"))
 struct PostgreSQLCompilerTypesTests {
     @Test("UUID, data and URI comparisons and sorts select the same rows")
     func typesAgree() throws {
@@ -96,8 +96,8 @@ final class TypesFixture: PostgreSQLDifferentialChecking {
         for (id, idx) in idxByID where DifferentialEngines.primaryKey(id) != idx + 1 {
             throw StrataError(code: StrataError.Code.coreData, message: "thing \(idx) has key \(DifferentialEngines.primaryKey(id)), not idx + 1")
         }
-        connection = try PostgreSQLTestServer.connect()
-        schema = try PostgreSQLSchema(model: model, configurationName: nil, namespace: PostgreSQLTestServer.uniqueTableName("strata_types"))
+        connection = try PostgreSQLConnection(url: PostgreSQLTestDatabase.serverURL())
+        schema = try PostgreSQLSchema(model: model, configurationName: nil, namespace: "strata_types_" + UUID().uuidString.prefix(8).lowercased())
         try PostgreSQLDifferentialFixture.createTables(schema, on: connection)
         guard let table = schema.table(for: thing) else { return }
         let columns = try ["\"$pk\"", "\"$entity\"", "\"$version\""] + ["idx", "id", "bytes", "link"].map { try PostgreSQLSchema.quoted(table.column(forKey: $0, ofEntityNamed: "Thing") ?? $0) }

@@ -1,1 +1,0 @@
-../../PostgreSQLTests/PostgreSQLTestServer.swift
