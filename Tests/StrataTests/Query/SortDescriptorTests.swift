@@ -150,4 +150,46 @@ struct SortDescriptorTests {
         #expect(ObjectSortDescriptor(key: "folder.name").compare(["folder": ["name": "a"]], ["folder": ["name": "b"]]) == .orderedAscending)
         #expect(natural.description == "(name, ascending, localizedStandard)")
     }
+
+    // Core Data sorts by a to-many's @max / @min / @sum / @avg as numbers; for a decimal
+    // attribute that means numerically, not by the decimal's text ("9" < "10" < "100").
+    @Test("a decimal aggregate sorts numerically", arguments: TestStack.Kind.allCases)
+    func decimalAggregateSort(kind: TestStack.Kind) throws {
+        let order = EntityDescription(name: "Order")
+        let line = EntityDescription(name: "Line")
+        order.properties = [
+            AttributeDescription(name: "name", type: .string),
+            RelationshipDescription(name: "lines", destination: line, inverse: "order", toMany: true),
+        ]
+        line.properties = [
+            AttributeDescription(name: "amount", type: .decimal),
+            RelationshipDescription(name: "order", destination: order, inverse: "lines"),
+        ]
+        let stack = try TestStack(model: ManagedObjectModel(entities: [order, line]), kind: kind)
+        let context = stack.newContext()
+        try context.performAndWait {
+            for (name, amounts) in [("hundred", ["100", "1"]), ("nine", ["9", "2.5"]), ("ten", ["10", "0.5"])] {
+                let owner = ManagedObject(entity: order, insertInto: context)
+                owner.setValue(name, forKey: "name")
+                for amount in amounts {
+                    let item = ManagedObject(entity: line, insertInto: context)
+                    item.setValue(Decimal(string: amount), forKey: "amount")
+                    item.setValue(owner, forKey: "order")
+                }
+            }
+            try context.save()
+        }
+        let reader = stack.newContext()
+        for (key, expected) in [
+            ("lines.@max.amount", ["nine", "ten", "hundred"]), ("lines.@min.amount", ["ten", "hundred", "nine"]),
+            ("lines.@sum.amount", ["ten", "nine", "hundred"]),
+        ] {
+            let names = try reader.performAndWait { () throws -> [String] in
+                let request = FetchRequest<ManagedObject>(entityName: "Order")
+                request.sortDescriptors = [ObjectSortDescriptor(key: key)]
+                return try reader.fetch(request).compactMap { $0.value(forKey: "name") as? String }
+            }
+            #expect(names == expected, "sorted by \(key)")
+        }
+    }
 }

@@ -26,8 +26,9 @@ struct BoundSort {
                 case .localizedStandard: collation = .localizedStandard
                 }
             }
-        case .aggregate:
-            break
+        case .aggregate(let aggregate, _, let attribute):
+            // @min, @max, @sum and @avg of a decimal attribute are decimals: compared as numbers.
+            if aggregate != .count, attribute?.type == .decimal { collation = .decimal }
         default:
             throw StrataError(code: StrataError.Code.coreData, message: "Cannot sort by '\(descriptor.key)': it names a relationship, not an attribute", entityName: entity.name, key: descriptor.key)
         }
