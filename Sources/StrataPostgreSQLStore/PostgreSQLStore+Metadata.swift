@@ -29,12 +29,9 @@ extension PostgreSQLStore {
                 for statement in try schema.creationStatements(model: model, configurationName: configurationName) {
                     try connection.execute(statement)
                 }
-                var metadata: [String: any Sendable] = [
-                    StoreMetadataKey.storeUUID: UUID().uuidString,
-                    StoreMetadataKey.storeType: Self.typeName,
-                    StoreMetadataKey.modelVersionHash: Self.hex(model.versionHash),
-                ]
-                metadata[StoreMetadataKey.entityVersionHashes] = model.entityVersionHashesByName.mapValues(Self.hex)
+                var metadata = model.versionMetadata
+                metadata[StoreMetadataKey.storeUUID] = UUID().uuidString
+                metadata[StoreMetadataKey.storeType] = Self.typeName
                 try write(metadata, on: connection)
                 return metadata
             }
@@ -87,31 +84,6 @@ extension PostgreSQLStore {
     /// a mismatch is 134080 naming the entities that differ, with an underlying 134100. Pure;
     /// callable from any thread.
     func checkCompatibility(_ metadata: [String: any Sendable]) throws {
-        let storeHash = metadata[StoreMetadataKey.modelVersionHash] as? String ?? ""
-        let modelHash = Self.hex(model.versionHash)
-        guard storeHash != modelHash else { return }
-        let storeEntities = metadata[StoreMetadataKey.entityVersionHashes] as? [String: String] ?? [:]
-        let modelEntities = model.entityVersionHashesByName.mapValues(Self.hex)
-        var differences: [String] = []
-        for name in Set(storeEntities.keys).union(modelEntities.keys).sorted() {
-            switch (storeEntities[name], modelEntities[name]) {
-            case (nil, _): differences.append("'\(name)' is new in the model")
-            case (_, nil): differences.append("'\(name)' is in the store but not in the model")
-            case (let a?, let b?) where a != b: differences.append("'\(name)' changed")
-            default: break
-            }
-        }
-        var error = StrataError(
-            code: StrataError.Code.persistentStoreOpen,
-            message:
-                "The model used to open the PostgreSQL store is incompatible with the one used to create it (store model hash \(storeHash.prefix(12))…, this model \(modelHash.prefix(12))…): \(differences.isEmpty ? "versions differ" : differences.joined(separator: "; ")). Open it with its own model.",
-            url: redactedURL)
-        error.underlyingErrors = [StrataError(code: StrataError.Code.persistentStoreIncompatibleVersionHash, message: "Version hashes differ", url: redactedURL)]
-        throw error
-    }
-
-    /// `data` as lowercase hex, as the SQLite store records version hashes. Pure; any thread.
-    static func hex(_ data: Data) -> String {
-        data.map { String(format: "%02x", $0) }.joined()
+        try model.checkCompatibility(withStoreMetadata: metadata, storeName: "PostgreSQL store", remedy: "Open it with its own model.", url: redactedURL)
     }
 }

@@ -299,23 +299,11 @@ final class PostgreSQLDifferentialFixture: PostgreSQLDifferentialChecking {
 
     // MARK: Test-only DDL and rows
 
-    /// The column type of each kind of column (the mapping the store uses).
+    /// The column type of each kind of column: the store's own mapping.
     static func sqlType(_ kind: PostgreSQLColumn.Kind) -> String {
         switch kind {
         case .toOne: return "bigint"
-        case .attribute(let type):
-            switch type {
-            case .integer16: return "smallint"
-            case .integer32: return "integer"
-            case .integer64: return "bigint"
-            case .double, .date: return "double precision"
-            case .float: return "real"
-            case .decimal: return "numeric"
-            case .boolean: return "boolean"
-            case .uuid: return "uuid"
-            case .binaryData, .transformable, .undefined: return "bytea"
-            case .string, .uri, .objectID: return "text"
-            }
+        case .attribute(let type): return PostgreSQLValueMapping.columnType(of: type)
         }
     }
 

@@ -102,8 +102,7 @@ extension SQLiteStore {
                     }
                     for name in stale { try connection.execute("DROP INDEX \"\(name.replacingOccurrences(of: "\"", with: "\"\""))\"") }
                 }
-                metadata[StoreMetadataKey.modelVersionHash] = destinationModel.versionHash.hexString
-                metadata[StoreMetadataKey.entityVersionHashes] = destinationModel.entityVersionHashesByName.mapValues(\.hexString)
+                metadata.merge(destinationModel.versionMetadata) { _, new in new }
                 try writeMetadata(metadata, on: connection)
                 var changes: [MigrationReport.EntityChange] = []
                 for entityMapping in mapping.entityMappings {

@@ -200,14 +200,9 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
             for entity in model.entities.sorted(by: { $0.layout.code < $1.layout.code }) {
                 try insertKey.execute([.integer(entity.layout.code), .text(entity.name), .integer(entity.superentity?.layout.code ?? 0)])
             }
-            var metadata: [String: any Sendable] = [
-                StoreMetadataKey.storeUUID: UUID().uuidString,
-                StoreMetadataKey.storeType: typeName,
-                StoreMetadataKey.modelVersionHash: model.versionHash.hexString,
-            ]
-            var entityHashes: [String: String] = [:]
-            for (name, hash) in model.entityVersionHashesByName { entityHashes[name] = hash.hexString }
-            metadata[StoreMetadataKey.entityVersionHashes] = entityHashes
+            var metadata = model.versionMetadata
+            metadata[StoreMetadataKey.storeUUID] = UUID().uuidString
+            metadata[StoreMetadataKey.storeType] = typeName
             try writeMetadata(metadata, on: connection)
             return metadata
         }
@@ -259,27 +254,7 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
     /// Compares the store's recorded version hashes with the model's; a mismatch is a clear
     /// error naming the entities that differ (migration is a separate step).
     static func checkCompatibility(_ metadata: [String: any Sendable], model: ManagedObjectModel, url: URL) throws {
-        let storeHash = metadata[StoreMetadataKey.modelVersionHash] as? String ?? ""
-        let modelHash = model.versionHash.hexString
-        guard storeHash != modelHash else { return }
-        let storeEntities = metadata[StoreMetadataKey.entityVersionHashes] as? [String: String] ?? [:]
-        var differences: [String] = []
-        let modelEntities = model.entityVersionHashesByName.mapValues(\.hexString)
-        for name in Set(storeEntities.keys).union(modelEntities.keys).sorted() {
-            switch (storeEntities[name], modelEntities[name]) {
-            case (nil, _): differences.append("'\(name)' is new in the model")
-            case (_, nil): differences.append("'\(name)' is in the store but not in the model")
-            case (let a?, let b?) where a != b: differences.append("'\(name)' changed")
-            default: break
-            }
-        }
-        var error = StrataError(
-            code: StrataError.Code.persistentStoreOpen,
-            message:
-                "The model used to open the store is incompatible with the one used to create it (store model hash \(storeHash.prefix(12))…, this model \(modelHash.prefix(12))…): \(differences.isEmpty ? "versions differ" : differences.joined(separator: "; ")). Migrate the store or open it with its own model.",
-            url: url)
-        error.underlyingErrors = [StrataError(code: StrataError.Code.persistentStoreIncompatibleVersionHash, message: "Version hashes differ", url: url)]
-        throw error
+        try model.checkCompatibility(withStoreMetadata: metadata, remedy: "Migrate the store or open it with its own model.", url: url)
     }
 
     override func writeMetadata(_ metadata: [String: any Sendable]) throws {
