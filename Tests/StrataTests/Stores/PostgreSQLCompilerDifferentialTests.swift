@@ -63,7 +63,8 @@ struct PostgreSQLCompilerDifferentialTests {
         for (index, (format, arguments)) in fixed.enumerated() {
             let predicate = ObjectPredicate(format: format, argumentArray: arguments)
             try fixture.check(predicate, label: "fixed #\(index): \(format)", tally: &tally)
-            try fixture.check(predicate, sorts: [ObjectSortDescriptor(key: "str"), ObjectSortDescriptor(key: "dbl", ascending: false)], limit: 25, offset: 3, label: "fixed #\(index) sorted", tally: &tally)
+            try fixture.check(
+                predicate, sorts: [ObjectSortDescriptor(key: "str"), ObjectSortDescriptor(key: "dbl", ascending: false)], limit: 25, offset: 3, label: "fixed #\(index) sorted", tally: &tally)
         }
         // Random predicates of the query language's own generator.
         let seed = QueryRandom.seed(fromEnvironment: "STRATA_DIFF_SEED", default: DifferentialEngines.defaultSeed)
@@ -209,7 +210,7 @@ final class PostgreSQLDifferentialFixture {
                 tally.mismatches += 1
                 let message: String =
                     "The exact WHERE clause disagrees with memory (\(label))\n  canonical: \(predicate)\n  WHERE \(compiled.whereClause)\n  parameters \(compiled.parameters)\n"
-                        + "  only SQL: \(got.subtracting(expected).sorted().prefix(12))\n  only memory: \(expected.subtracting(got).sorted().prefix(12))"
+                    + "  only SQL: \(got.subtracting(expected).sorted().prefix(12))\n  only memory: \(expected.subtracting(got).sorted().prefix(12))"
                 Issue.record("\(message)")
                 return
             }
@@ -218,7 +219,7 @@ final class PostgreSQLDifferentialFixture {
                 tally.mismatches += 1
                 let message: String =
                     "The partial WHERE clause misses rows (\(label))\n  canonical: \(predicate)\n  WHERE \(compiled.whereClause)\n  parameters \(compiled.parameters)\n"
-                        + "  missing: \(expected.subtracting(got).sorted().prefix(12))"
+                    + "  missing: \(expected.subtracting(got).sorted().prefix(12))"
                 Issue.record("\(message)")
                 return
             }
