@@ -389,7 +389,7 @@ public struct PostgreSQLProcesses {
             figures += [
                 Figure("server restarts", totals.restarts, atLeast: 1),
                 Figure("errors thrown while the server restarted", totals.errorsDuringRestarts, atLeast: 1),
-                Figure("longest time from a failed transfer to the next one acknowledged (ms)", totals.longestOutage),
+                Figure("longest outage: failed transfer to next ack (ms)", totals.longestOutage),
                 Figure("children that did not go on after a restart", totals.notResumed, mustBeZero: true),
             ]
         }
