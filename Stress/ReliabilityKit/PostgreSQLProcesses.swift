@@ -49,8 +49,10 @@ public struct PostgreSQLProcesses {
         public var restarts = 1
         /// How long the server stays down on each restart.
         public var downSeconds: Double = 1
-        /// The command restarting the server, without the down time (nil leaves phase 3 out,
-        /// noted in the report).
+        /// The command restarting the server, without the down time: `[script, "restart"]` (or
+        /// with words before the script, e.g. `env VAR=…`). Phase 3 runs only if the same words
+        /// with `url` instead of `restart` print ``url``; otherwise (or with nil) it is left out,
+        /// noted in the report.
         public var restartCommand: [String]?
         /// A child silent for longer than this while the server is up or down is stuck.
         public var stallLimit: Double = 10
@@ -312,7 +314,8 @@ public struct PostgreSQLProcesses {
         }
 
         // Phase 3: the server restarted while the children transfer.
-        if configuration.restarts > 0, let command = configuration.restartCommand {
+        let restartCommand = configuration.restartCommand.flatMap { command in restarts(url: configuration.url, command: command) ? command : nil }
+        if configuration.restarts > 0, let command = restartCommand {
             let firstRestart = 1.5
             let between = 3.0
             let seconds = firstRestart + Double(configuration.restarts) * (configuration.downSeconds + between) + 1
@@ -363,7 +366,10 @@ public struct PostgreSQLProcesses {
             }
             check("restart")
         } else if configuration.restarts > 0 {
-            notes.append("server restart phase left out: no restart command (scripts/postgres-test-server.sh not found; set STRATA_POSTGRESQL_SERVER_SCRIPT)")
+            notes.append(
+                configuration.restartCommand == nil
+                    ? "server restart phase left out: scripts/postgres-test-server.sh not found (set STRATA_POSTGRESQL_SERVER_SCRIPT)"
+                    : "server restart phase left out: the server the script would restart is not the one in the URL (started by hand, or another state file)")
         }
         totals.acknowledged = ledger.acknowledged.count
         var figures = [
@@ -385,7 +391,7 @@ public struct PostgreSQLProcesses {
                 Figure("transfers acknowledged by replacement children", totals.acknowledgedAfterKill, atLeast: 1),
             ]
         }
-        if configuration.restarts > 0 && configuration.restartCommand != nil {
+        if configuration.restarts > 0 && restartCommand != nil {
             figures += [
                 Figure("server restarts", totals.restarts, atLeast: 1),
                 Figure("errors thrown while the server restarted", totals.errorsDuringRestarts, atLeast: 1),
@@ -403,6 +409,17 @@ public struct PostgreSQLProcesses {
             seconds: Date().timeIntervalSince(started))
         report.notes = notes
         return report
+    }
+
+    /// Whether `command` (`… restart`) restarts the server of `url`: its `url` subcommand must
+    /// print the same URL, so a server started by hand is never restarted by mistake.
+    private func restarts(url: String, command: [String]) -> Bool {
+        guard command.last == "restart", let executable = command.first else { return false }
+        let asking = try? ChildProcess(
+            executable: executable, arguments: Array(command.dropFirst().dropLast()) + ["url"],
+            stderrPath: configuration.directory.appendingPathComponent("url.stderr").path)
+        guard let asking, asking.wait(timeout: 30) == .exited(0) else { return false }
+        return asking.outputLines.last == url
     }
 
     /// Creates the store in `namespace` with the accounts.
