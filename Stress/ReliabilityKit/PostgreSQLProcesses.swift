@@ -461,7 +461,12 @@ public struct PostgreSQLProcesses {
         defer { if let store { try? coordinator.remove(store) } }
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = coordinator
+        // One snapshot for both reads (a query generation is a REPEATABLE READ transaction on
+        // PostgreSQL): a commit of a killed child landing between them must not look like a
+        // transfer applied by halves.
         let (balances, stored) = try context.performAndWait { () -> ([Int64: Int64], [(Int64, Transfer)]) in
+            try context.setQueryGenerationFrom(.current)
+            defer { try? context.setQueryGenerationFrom(nil) }
             let accounts = try context.fetch(FetchRequest<ManagedObject>(entityName: "Account"))
             let transfers = try context.fetch(FetchRequest<ManagedObject>(entityName: "Transfer"))
             return (

@@ -154,7 +154,7 @@ public struct ReliabilityRun {
             ("postgresql: transfers acknowledged", value("postgresql", "transfers acknowledged"), false),
             ("postgresql: acknowledged transfers lost", value("postgresql", "acknowledged transfers lost"), true),
             ("postgresql: money not conserved", value("postgresql", "money not conserved"), true),
-            ("postgresql: longest cross-process merge (ms)", value("postgresql", "longest merge of other processes' changes (ms)"), false),
+            ("postgresql: cross-process merge (ms)", value("postgresql", "longest merge of other processes' changes (ms)"), false),
             ("postgresql: longest stall (ms)", value("postgresql", "longest stall of a child (ms)"), false),
             (
                 "negative controls undetected", String(reports.first { $0.name.hasPrefix("negative") }.map { $0.figures.filter { $0.name.hasSuffix("undetected") }.reduce(0) { $0 + $1.value } } ?? -1),
