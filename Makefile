@@ -103,9 +103,11 @@ bench-quick: deps
 	$(SWIFT) run -c release -j $(JOBS) StrataBenchmarks --quick --html $(BENCH_HTML) $(BENCH_ARGS)
 
 # Reliability harness (docs/reliability.md): SIGKILL crash loop, I/O-fault sweep, disk full,
-# read-only media, several processes, negative controls. `reliability` is the full run (release
-# build, at least 1,000 kills, every fault point); `reliability-quick` is what CI runs (debug
-# build, shared with `make test`). Mount-based parts print SKIP unless run as root.
+# read-only media, several processes, several processes on PostgreSQL, negative controls.
+# `reliability` is the full run (release build, at least 1,000 kills, every fault point);
+# `reliability-quick` is what CI runs (debug build, shared with `make test`). Mount-based parts
+# print SKIP unless run as root; the PostgreSQL part prints SKIP unless STRATA_TEST_POSTGRESQL_URL
+# is set (.ci/run sets it; it restarts that server once with scripts/postgres-test-server.sh).
 RELIABILITY_ARGS ?=
 reliability: deps
 	$(SWIFT) build -c release -j $(JOBS) --product StrataReliability

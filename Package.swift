@@ -161,7 +161,10 @@ let package = Package(
         ),
         .target(
             name: "ReliabilityKit",
-            dependencies: ["StrataLocks", "Strata", "StrataSQLite", "StrataTestSupport", "StrataProgress", "CSQLite", "CStrataFaultVFS"],
+            dependencies: [
+                "StrataLocks", "Strata", "StrataSQLite", "StrataTestSupport", "StrataProgress", "CSQLite", "CStrataFaultVFS", "StrataPostgreSQL",
+                "StrataPostgreSQLStore",
+            ],
             path: "Stress/ReliabilityKit",
             swiftSettings: strictSettings
         ),

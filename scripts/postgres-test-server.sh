@@ -5,6 +5,12 @@
 #                                           127.0.0.1 on a free port, print its URL on stdout
 #   scripts/postgres-test-server.sh url     print the URL of the server this checkout started
 #   scripts/postgres-test-server.sh stop    stop that server and remove its folder
+#   scripts/postgres-test-server.sh restart [SECONDS]
+#                                           restart that server: fast shutdown, SECONDS down
+#                                           (default 0), start again on the same port and folder
+#                                           (the URL stays valid; clients see their sessions
+#                                           end). The reliability harness's "postgresql
+#                                           processes" part uses it.
 #   scripts/postgres-test-server.sh run CMD…  start, run CMD with STRATA_TEST_POSTGRESQL_URL set,
 #                                           stop (also when CMD fails or is interrupted); exit
 #                                           status of CMD. Each run keeps its own state file, so
@@ -116,8 +122,24 @@ start_server() {
     echo "$url"
 }
 
+restart_server() {
+    [ -f "$state_file" ] || { log "no server running (start it first)"; return 1; }
+    local dir bin port
+    dir="$(sed -n 's/^dir=//p' "$state_file")"
+    bin="$(sed -n 's/^bin=//p' "$state_file")"
+    port="$(sed -n 's/^port=//p' "$state_file")"
+    [ -n "$dir" ] && [ -n "$port" ] && [ -d "$dir/data" ] || { log "state file $state_file names no server"; return 1; }
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w -t 30 stop >/dev/null 2>&1 || true
+    sleep "${1:-0}"
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir/socket -c fsync=off -c max_connections=100" \
+        start >/dev/null 2>&1 || { log "restart on port $port failed"; tail -n 5 "$dir/server.log" >&2 || true; return 1; }
+    log "restarted on 127.0.0.1:$port"
+}
+
 case "${1:-}" in
     start) start_server ;;
+    restart) restart_server "${2:-0}" ;;
     stop) stop_server ;;
     check) find_bin ;;
     url)
@@ -135,7 +157,7 @@ case "${1:-}" in
         exit "$status"
         ;;
     *)
-        echo "usage: $0 start|stop|url|check|run COMMAND…" >&2
+        echo "usage: $0 start|stop|restart|url|check|run COMMAND…" >&2
         exit 2
         ;;
 esac

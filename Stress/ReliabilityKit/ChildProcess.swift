@@ -128,6 +128,17 @@ public final class ChildProcess {
         return nil
     }
 
+    /// Drains output and returns how the child ended, or nil while it runs (never waits).
+    public func ended() -> Termination? {
+        drain()
+        guard let ended = reap(blocking: false) else { return nil }
+        drain()
+        return ended
+    }
+
+    /// How many bytes the child wrote to standard output so far (drained ones).
+    public var outputByteCount: Int { output.count }
+
     /// Sleeps up to `seconds`, draining output; returns early (true) if the child ended.
     public func sleep(_ seconds: TimeInterval) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)

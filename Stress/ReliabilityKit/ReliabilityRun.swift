@@ -21,6 +21,16 @@ public struct ReliabilityRun {
     /// Seconds of each several-process contention phase (default: 3 quick, 20 full).
     public var processSeconds: Double?
 
+    /// The PostgreSQL server of the "postgresql processes" part (`STRATA_TEST_POSTGRESQL_URL`),
+    /// nil when not set.
+    public static var postgreSQLURL: String? {
+        ProcessInfo.processInfo.environment["STRATA_TEST_POSTGRESQL_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Why the "postgresql processes" part is skipped without a server.
+    public static let postgreSQLMissing =
+        "STRATA_TEST_POSTGRESQL_URL is not set (start a server: export STRATA_TEST_POSTGRESQL_URL=$(scripts/postgres-test-server.sh start))"
+
     /// Creates a run.
     public init(level: Level, seed: UInt64, executable: String, directory: URL) {
         self.level = level
@@ -100,6 +110,16 @@ public struct ReliabilityRun {
             configuration.seconds = processSeconds ?? (quick ? 3 : 20)
             return MultiProcess(configuration).run()
         }
+        part("postgresql processes") {
+            guard let url = Self.postgreSQLURL else { return PartReport(name: PostgreSQLProcesses.name, skipped: Self.postgreSQLMissing) }
+            var configuration = PostgreSQLProcesses.Configuration(executable: executable, url: url, directory: directory.appendingPathComponent("postgresql"), seed: seed)
+            configuration.bankSeconds = processSeconds ?? (quick ? 4 : 20)
+            configuration.kills = quick ? 15 : 200
+            configuration.restarts = quick ? 1 : 3
+            configuration.restartCommand = PostgreSQLProcesses.serverRestartCommand(executable: executable)
+            configuration.deadline = Date().addingTimeInterval(quick ? 30 : 300)
+            return PostgreSQLProcesses(configuration).run()
+        }
         part("negative controls") {
             NegativeControls(executable: executable, directory: directory.appendingPathComponent("controls"), seed: seed).run()
         }
@@ -131,6 +151,11 @@ public struct ReliabilityRun {
             ("read-only media: unclear errors", value("read-only", "unclear errors"), true),
             ("lost updates across processes", value("several processes", "lost updates"), true),
             ("SQLITE_BUSY not surfaced as 134090", value("several processes", "SQLITE_BUSY surfaced without 134090"), true),
+            ("postgresql: transfers acknowledged", value("postgresql", "transfers acknowledged"), false),
+            ("postgresql: acknowledged transfers lost", value("postgresql", "acknowledged transfers lost"), true),
+            ("postgresql: money not conserved", value("postgresql", "money not conserved"), true),
+            ("postgresql: cross-process merge (ms)", value("postgresql", "longest merge of other processes' changes (ms)"), false),
+            ("postgresql: longest stall (ms)", value("postgresql", "longest stall of a child (ms)"), false),
             (
                 "negative controls undetected", String(reports.first { $0.name.hasPrefix("negative") }.map { $0.figures.filter { $0.name.hasSuffix("undetected") }.reduce(0) { $0 + $1.value } } ?? -1),
                 true

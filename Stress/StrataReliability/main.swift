@@ -6,12 +6,14 @@ import StrataProgress
 //
 //   quick | full            every part, with the summary figures (CI runs `quick`)
 //   crash | faults | batch-faults | migration-faults | migration-crash | disk | processes | controls
-//   | external             one part
-//   bank-child | counter-worker | lock-holder | history-writer | migrate-child | external-child
+//   | external | postgresql one part (postgresql: the server in STRATA_TEST_POSTGRESQL_URL or --url,
+//                           restarted with scripts/postgres-test-server.sh restart)
+//   bank-child | pg-bank-child | counter-worker | lock-holder | history-writer | migrate-child | external-child
 //                           the child processes the parts (and tests) start
 //   create-store | check    make a bank store / check one by hand
 //
-// Options: --seed N (default 1), --dir PATH (scratch folder), --kills N, --seconds S.
+// Options: --seed N (default 1), --dir PATH (scratch folder), --kills N, --seconds S; postgresql:
+// --processes N, --restarts N (0: no server restart), --url URL.
 
 let arguments = Arguments(Array(CommandLine.arguments.dropFirst()))
 let command = arguments.positional.first ?? "help"
@@ -89,6 +91,23 @@ case "controls":
 case "external":
     let directory = scratch("external")
     finish([ExternalBlobCrash(ExternalBlobCrash.Configuration(executable: HarnessExecutable.current, directory: directory, kills: arguments.int("kills", 20), seed: seed)).run()], removing: directory)
+case "postgresql":
+    let directory = scratch("postgresql")
+    let report: PartReport
+    if let url = arguments.string("url") ?? ReliabilityRun.postgreSQLURL {
+        var configuration = PostgreSQLProcesses.Configuration(executable: HarnessExecutable.current, url: url, directory: directory, seed: seed)
+        configuration.processes = arguments.int("processes", 3)
+        configuration.bankSeconds = arguments.double("seconds", 5)
+        configuration.kills = arguments.int("kills", 30)
+        configuration.restarts = arguments.int("restarts", 1)
+        configuration.restartCommand = PostgreSQLProcesses.serverRestartCommand(executable: HarnessExecutable.current)
+        report = PostgreSQLProcesses(configuration).run()
+    } else {
+        report = PartReport(name: PostgreSQLProcesses.name, skipped: ReliabilityRun.postgreSQLMissing)
+    }
+    finish([report], removing: directory)
+case "pg-bank-child":
+    exit(PostgreSQLBankChild.run(arguments))
 case "bank-child":
     exit(BankChild.run(arguments))
 case "external-child":
@@ -112,6 +131,6 @@ case "check":
     print(check)
     exit(check.isConsistent ? 0 : 1)
 default:
-    print("usage: StrataReliability quick|full|crash|faults|disk|processes|controls|external [--seed N] [--dir PATH] [--kills N] [--seconds S]")
+    print("usage: StrataReliability quick|full|crash|faults|disk|processes|controls|external|postgresql [--seed N] [--dir PATH] [--kills N] [--seconds S]")
     exit(command == "help" ? 0 : 2)
 }
