@@ -38,7 +38,8 @@ enum PostgreSQLValueMapping {
     }
 
     /// The parameter for `value` (what `IncrementalStoreNode.value(forKey:)` returned) of
-    /// `attribute`. Throws a 1550 ``StrataError`` naming the attribute for a value of another type.
+    /// `attribute`. Throws a 1550 ``StrataError`` naming the attribute for a value of another type,
+    /// and a 134030 one for a string holding U+0000, which PostgreSQL text cannot store.
     static func parameter(_ value: Any?, for attribute: AttributeDescription) throws -> PostgreSQLValue {
         guard let value else { return .null }
         func wrongType() -> StrataError {
@@ -68,6 +69,14 @@ enum PostgreSQLValueMapping {
             return .text(decimal.isNaN ? "NaN" : decimal.description)
         case .string:
             guard let string = value as? String else { throw wrongType() }
+            guard !string.utf8.contains(0) else {
+                // PostgreSQL text cannot hold U+0000: say which attribute, before the server
+                // refuses a parameter by number.
+                throw StrataError(
+                    code: StrataError.Code.persistentStoreSave,
+                    message: "PostgreSQL text cannot hold U+0000 (NUL): the value of \(attribute.entity?.name ?? "?").\(attribute.name) has one",
+                    entityName: attribute.entity?.name, key: attribute.name)
+            }
             return .text(string)
         case .boolean:
             guard let bool = value as? Bool else { throw wrongType() }

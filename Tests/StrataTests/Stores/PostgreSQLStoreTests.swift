@@ -19,11 +19,7 @@ struct PostgreSQLStoreTests {
         return coordinator
     }
 
-    static func context(_ coordinator: PersistentStoreCoordinator) -> ManagedObjectContext {
-        let context = ManagedObjectContext(concurrencyType: .privateQueue)
-        context.persistentStoreCoordinator = coordinator
-        return context
-    }
+    static func context(_ coordinator: PersistentStoreCoordinator) -> ManagedObjectContext { StoreConformanceTests.context(coordinator) }
 
     /// `Item` with one attribute of every stored type, and a `Tag` with a unique `label`.
     static func everyTypeModel() -> ManagedObjectModel {
@@ -489,6 +485,7 @@ struct PostgreSQLStoreTests {
         let error = context.performAndWait { Self.strataError { try context.save() } }
         #expect(error?.code == StrataError.Code.persistentStoreSave)
         #expect(error?.message.contains("NUL") == true)
+        #expect(error?.entityName == "Item" && error?.key == "string")
         let connection = try database.connect()
         let labels = try connection.execute("SELECT label FROM \(database.namespace).\"Tag\" ORDER BY label").map { try $0.string(0) }
         #expect(labels == ["kept"])
