@@ -38,13 +38,15 @@ extension PostgreSQLConnection {
     }
 
     /// Closes the connection and opens it again with the same parameters (`PQresetStart` and
-    /// `PQresetPoll`), within the connect timeout. Any open transaction, `LISTEN` and session
-    /// setting is gone afterwards; queued notifications are kept. Throws `PostgreSQLError` with
+    /// `PQresetPoll`), within the connect timeout. Any open transaction, `LISTEN`, session
+    /// setting and prepared statement is gone afterwards; queued notifications are kept. Throws `PostgreSQLError` with
     /// kind `connectionFailed` or `connectTimeout` (the connection then stays broken and may be
     /// reset again). Blocks the calling thread.
     public func reset() throws {
         let activity = "resetting the connection to \(configuration)"
         let deadline = ContinuousClock.now + configuration.connectTimeout
+        // The old session ends here, and its prepared statements with it.
+        session &+= 1
         guard PQresetStart(handle) == 1 else { throw Self.failure(handle, configuration: configuration, activity: activity) }
         try Self.completeConnection(handle, configuration: configuration, deadline: deadline, activity: activity) { PQresetPoll($0) }
     }

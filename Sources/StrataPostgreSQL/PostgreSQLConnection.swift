@@ -17,6 +17,13 @@ public final class PostgreSQLConnection {
     let handle: OpaquePointer
     /// Where the connection goes; its `description` is the URL without the password.
     public let configuration: PostgreSQLConfiguration
+    /// Tells this connection apart from every other, for the prepared statements it made.
+    let identity = UUID()
+    /// The server session the connection is in: `reset()` starts a new one, which has none of the
+    /// prepared statements of the one before.
+    var session = 0
+    /// How many statements were prepared with a generated name (the next one's number).
+    var preparedStatementCount = 0
 
     /// Opens a connection to the server a `postgresql://` URL names, failing within the URL's
     /// `connect_timeout` or else `PostgreSQLConfiguration.standardConnectTimeout` (5 s).
@@ -86,25 +93,10 @@ public final class PostgreSQLConnection {
     @discardableResult
     public func execute(_ sql: String, parameters: [PostgreSQLValue] = []) throws -> PostgreSQLResult {
         try checkUsable(sql: sql)
-        let encoded = try parameters.enumerated().map { try $0.element.encoded(position: $0.offset + 1, sql: sql) }
-        var buffers: [UnsafeMutablePointer<CChar>?] = []
-        defer { for buffer in buffers { buffer?.deallocate() } }
-        for parameter in encoded {
-            guard let bytes = parameter.bytes else {
-                buffers.append(nil)
-                continue
-            }
-            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(bytes.count, 1))
-            bytes.withUnsafeBytes { source in
-                UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress ?? UnsafeRawPointer(buffer), byteCount: source.count)
-            }
-            buffers.append(buffer)
+        let encoded = try EncodedParameters(parameters, sql: sql)
+        let result = encoded.withValuePointers { values in
+            PQexecParams(handle, sql, encoded.count, encoded.types, values, encoded.lengths, encoded.formats, 0)
         }
-        let values: [UnsafePointer<CChar>?] = buffers.map { $0.map { UnsafePointer($0) } }
-        let types: [Oid] = encoded.map { Oid($0.type) }
-        let lengths: [Int32] = encoded.map { Int32(clamping: $0.bytes?.count ?? 0) }
-        let formats: [Int32] = encoded.map(\.format)
-        let result = PQexecParams(handle, sql, Int32(encoded.count), types, values, lengths, formats, 0)
         return try check(result, sql: sql, activity: "executing a statement")
     }
 
@@ -119,18 +111,17 @@ public final class PostgreSQLConnection {
     }
 
     /// Refuses SQL that libpq would cut short (a NUL) and calls on a connection known to be broken.
-    private func checkUsable(sql: String) throws {
+    func checkUsable(sql: String, activity: String = "executing a statement") throws {
         guard !sql.utf8.contains(0) else {
-            throw PostgreSQLError(kind: .invalidArgument, message: "the SQL text holds a NUL character", activity: "executing a statement")
+            throw PostgreSQLError(kind: .invalidArgument, message: "the SQL text holds a NUL character", activity: activity)
         }
         guard isConnected else {
             throw PostgreSQLError(
-                kind: .connectionLost, message: "the connection is broken (call reset() to reconnect)", activity: "executing a statement on \(configuration)",
-                sql: sql)
+                kind: .connectionLost, message: "the connection is broken (call reset() to reconnect)", activity: "\(activity) on \(configuration)", sql: sql)
         }
     }
 
-    /// Turns what `PQexec`/`PQexecParams` returned into a result, or throws the error it carries.
+    /// Turns what `PQexec`/`PQexecParams`/`PQprepare`/`PQexecPrepared` returned into a result, or throws the error it carries.
     func check(_ result: OpaquePointer?, sql: String, activity: String) throws -> PostgreSQLResult {
         guard let result else { throw connectionError(activity: activity, sql: sql) }
         switch PQresultStatus(result) {

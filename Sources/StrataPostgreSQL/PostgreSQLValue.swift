@@ -51,39 +51,83 @@ enum PostgreSQLTypeOID {
     static let uuid: UInt32 = 2950
 }
 
-/// One parameter as `PQexecParams` takes it: its type OID, format (0 text, 1 binary) and bytes
-/// (NUL-terminated for text; nil for `NULL`).
-struct EncodedParameter {
-    let type: UInt32
-    let format: Int32
-    let bytes: [UInt8]?
-}
+/// Statement parameters as `PQexecParams` and `PQexecPrepared` take them: every value's bytes
+/// in one buffer (text NUL-terminated), with each parameter's type OID, format (0 text, 1
+/// binary), length and offset in the buffer (nil for `NULL`): one allocation for the bytes
+/// however many parameters there are.
+struct EncodedParameters {
+    private(set) var bytes: [UInt8] = []
+    private(set) var offsets: [Int?] = []
+    private(set) var types: [UInt32] = []
+    private(set) var lengths: [Int32] = []
+    private(set) var formats: [Int32] = []
 
-extension PostgreSQLValue {
-    /// The value as libpq sends it. Throws `invalidArgument` for text holding a NUL character
-    /// (libpq would cut it there, and PostgreSQL text cannot hold one).
-    func encoded(position: Int, sql: String) throws -> EncodedParameter {
-        func text(_ string: String, type: UInt32) throws -> EncodedParameter {
-            var bytes = Array(string.utf8)
-            guard !bytes.contains(0) else {
-                throw PostgreSQLError(
-                    kind: .invalidArgument, message: "parameter $\(position) holds a NUL character, which PostgreSQL text cannot store",
-                    activity: "sending statement parameters", sql: sql)
-            }
-            bytes.append(0)
-            return EncodedParameter(type: type, format: 0, bytes: bytes)
+    /// Encodes `parameters` for the statement `sql` (named in errors). Throws `invalidArgument`
+    /// for text holding a NUL character (libpq would cut it there, and PostgreSQL text cannot
+    /// hold one).
+    init(_ parameters: [PostgreSQLValue], sql: String) throws {
+        offsets.reserveCapacity(parameters.count)
+        types.reserveCapacity(parameters.count)
+        lengths.reserveCapacity(parameters.count)
+        formats.reserveCapacity(parameters.count)
+        for (index, parameter) in parameters.enumerated() {
+            try append(parameter, position: index + 1, sql: sql)
         }
-        switch self {
-        case .null: return EncodedParameter(type: PostgreSQLTypeOID.unknown, format: 0, bytes: nil)
-        case .text(let value): return try text(value, type: PostgreSQLTypeOID.unknown)
-        case .int64(let value): return try text(String(value), type: PostgreSQLTypeOID.int8)
-        case .double(let value): return try text(Self.floatText(value), type: PostgreSQLTypeOID.float8)
-        case .bool(let value): return try text(value ? "t" : "f", type: PostgreSQLTypeOID.bool)
-        case .uuid(let value): return try text(value.uuidString, type: PostgreSQLTypeOID.uuid)
-        case .bytes(let value): return EncodedParameter(type: PostgreSQLTypeOID.bytea, format: 1, bytes: Array(value))
+        // An empty `bytea` alone would leave no buffer, and a NULL pointer means SQL NULL.
+        if bytes.isEmpty { bytes.append(0) }
+    }
+
+    private mutating func append(_ value: PostgreSQLValue, position: Int, sql: String) throws {
+        switch value {
+        case .null:
+            offsets.append(nil)
+            types.append(PostgreSQLTypeOID.unknown)
+            lengths.append(0)
+            formats.append(0)
+        case .text(let text): try appendText(text, type: PostgreSQLTypeOID.unknown, position: position, sql: sql)
+        case .int64(let number): try appendText(String(number), type: PostgreSQLTypeOID.int8, position: position, sql: sql)
+        case .double(let number): try appendText(PostgreSQLValue.floatText(number), type: PostgreSQLTypeOID.float8, position: position, sql: sql)
+        case .bool(let flag): try appendText(flag ? "t" : "f", type: PostgreSQLTypeOID.bool, position: position, sql: sql)
+        case .uuid(let uuid): try appendText(uuid.uuidString, type: PostgreSQLTypeOID.uuid, position: position, sql: sql)
+        case .bytes(let data):
+            offsets.append(bytes.count)
+            types.append(PostgreSQLTypeOID.bytea)
+            lengths.append(Int32(clamping: data.count))
+            formats.append(1)
+            bytes.append(contentsOf: data)
         }
     }
 
+    private mutating func appendText(_ text: String, type: UInt32, position: Int, sql: String) throws {
+        let start = bytes.count
+        bytes.append(contentsOf: text.utf8)
+        guard !bytes[start...].contains(0) else {
+            throw PostgreSQLError(
+                kind: .invalidArgument, message: "parameter $\(position) holds a NUL character, which PostgreSQL text cannot store",
+                activity: "sending statement parameters", sql: sql)
+        }
+        bytes.append(0)
+        offsets.append(start)
+        types.append(type)
+        lengths.append(Int32(clamping: bytes.count - start))
+        formats.append(0)
+    }
+
+    /// The number of parameters.
+    var count: Int32 { Int32(clamping: offsets.count) }
+
+    /// Calls `body` with libpq's array of value pointers (NULL for a `NULL` parameter), valid
+    /// only during the call.
+    func withValuePointers<R>(_ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        bytes.withUnsafeBytes { buffer in
+            let base = buffer.baseAddress.map { UnsafePointer($0.assumingMemoryBound(to: CChar.self)) }
+            let values: [UnsafePointer<CChar>?] = offsets.map { offset in offset.flatMap { offset in base.map { $0 + offset } } }
+            return body(values)
+        }
+    }
+}
+
+extension PostgreSQLValue {
     /// A double in the text `float8in` reads back to the same bits: Swift's shortest round-trip
     /// form, with PostgreSQL's spellings of the infinities and NaN.
     static func floatText(_ value: Double) -> String {
