@@ -93,14 +93,28 @@ stress-negative-control: deps
 		echo "negative control detected (exit status 1, as expected)"; \
 	done
 
-# Benchmarks against raw SQLite in the same run. Both also write an HTML report with SVG charts
-# (docs/benchmarks.md) to BENCH_HTML and print its path.
+# Benchmarks against raw SQLite in the same run, and the "postgresql:" pairs against raw libpq
+# on a PostgreSQL server. Both also write an HTML report with SVG charts (docs/benchmarks.md) to
+# BENCH_HTML and print its path. The PostgreSQL pairs use the server STRATA_BENCH_POSTGRESQL_URL
+# or STRATA_TEST_POSTGRESQL_URL names (.ci/run sets the latter); without either a throwaway one is
+# started for the run and stopped after it (as `make test` does), unless STRATA_SKIP_POSTGRESQL=1
+# (the pairs are then skipped with a note).
 BENCH_HTML ?= .build/benchmark-report.html
+BENCH_COMMAND = ./.build/release/StrataBenchmarks --html $(BENCH_HTML)
+define run_bench
+	@if [ -n "$$STRATA_BENCH_POSTGRESQL_URL$$STRATA_TEST_POSTGRESQL_URL" ] || [ "$$STRATA_SKIP_POSTGRESQL" = "1" ]; then \
+		echo "$(1)"; $(1); \
+	else \
+		echo "scripts/postgres-test-server.sh run $(1)"; scripts/postgres-test-server.sh run $(1); \
+	fi
+endef
 bench: deps
-	$(SWIFT) run -c release -j $(JOBS) StrataBenchmarks --html $(BENCH_HTML) $(BENCH_ARGS)
+	$(SWIFT) build -c release -j $(JOBS) --product StrataBenchmarks
+	$(call run_bench,$(BENCH_COMMAND) $(BENCH_ARGS))
 
 bench-quick: deps
-	$(SWIFT) run -c release -j $(JOBS) StrataBenchmarks --quick --html $(BENCH_HTML) $(BENCH_ARGS)
+	$(SWIFT) build -c release -j $(JOBS) --product StrataBenchmarks
+	$(call run_bench,$(BENCH_COMMAND) --quick $(BENCH_ARGS))
 
 # Reliability harness (docs/reliability.md): SIGKILL crash loop, I/O-fault sweep, disk full,
 # read-only media, several processes, several processes on PostgreSQL, negative controls.

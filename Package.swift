@@ -11,7 +11,8 @@
 //   above it) ← PostgreSQLTests; Strata + StrataPostgreSQL ← StrataPostgreSQLStore (the PostgreSQL
 //   store, written against Strata's public store seam only) ← StrataTestSupport
 //   (PostgreSQLTestDatabase) ← StrataTests (store conformance) and PostgreSQLTests;
-//   Strata ← StrataDemo / StrataHistoryImporter / StrataUndoEditor / StrataLiveResults (Examples/) / Benchmarks;
+//   Strata ← StrataDemo / StrataHistoryImporter / StrataUndoEditor / StrataLiveResults (Examples/);
+//   Strata + StrataPostgreSQLStore + StrataPostgreSQL ← StrataBenchmarks (Benchmarks/: pairs against raw SQLite and raw libpq);
 //   Strata ← StrataCodeGeneration (model file → Swift) ← strata (the tool, Sources/StrataCLI) ← the
 //   StrataModelCodegen build-tool plugin (Plugins/), which CodegenPluginTests uses on its own model.
 // CJemalloc is linked only by the Stress and Benchmarks executables, never by the library.
@@ -139,7 +140,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "StrataBenchmarks",
-            dependencies: ["StrataLocks", "Strata", "StrataSQLite", "BenchmarkHarness", "CJemalloc"],
+            dependencies: ["StrataLocks", "Strata", "StrataSQLite", "StrataPostgreSQL", "StrataPostgreSQLStore", "BenchmarkHarness", "CJemalloc"],
             path: "Benchmarks/StrataBenchmarks",
             swiftSettings: strictSettings
         ),

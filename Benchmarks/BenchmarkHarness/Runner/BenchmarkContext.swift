@@ -75,6 +75,6 @@ public final class BenchmarkContext {
 public enum PairSide: String, Codable, Sendable, CaseIterable {
     /// The work done through Strata.
     case strata
-    /// The same work done with hand-written raw sqlite3 statements.
+    /// The same work done with hand-written raw statements: sqlite3, or libpq for the PostgreSQL pairs.
     case raw
 }
