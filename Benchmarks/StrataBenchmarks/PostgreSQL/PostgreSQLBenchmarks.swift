@@ -42,6 +42,21 @@ enum PostgreSQLBenchmarks {
         return server
     }
 
+    /// The configuration of a PostgreSQL pair. Baseline tolerances are wider than the suite's
+    /// for wall clock and throughput (±50 %): the server's own work (autovacuum after the
+    /// updates, checkpoints, its caches) moves a pair's p50 by more than 25 % between runs of
+    /// one build; CPU time (this process only) under 5 ms is never called a change, since a raw
+    /// side that leaves the work to the server spends a few hundred microseconds.
+    static func configuration(warmups: Int = 1, maxIterations: Int = 5, scalingFactor: Int) -> BenchmarkConfiguration {
+        var thresholds = BenchmarkConfiguration.defaultThresholds
+        thresholds[.wallClock] = 0.5
+        thresholds[.throughput] = 0.5
+        var absolute = BenchmarkConfiguration.defaultAbsoluteThresholds
+        absolute[.cpuTotal] = 5_000_000
+        return BenchmarkConfiguration(
+            warmupIterations: warmups, maxIterations: maxIterations, scalingFactor: scalingFactor, thresholds: thresholds, absoluteThresholds: absolute)
+    }
+
     /// A set-up giving the side a connection, a namespace of its own holding `rows` items and,
     /// on the Strata side, a context on a store in it; then `more` (prepared statements).
     static func setUp(_ label: String, rows: Int, server: PostgreSQLBenchServer, more: @escaping BenchmarkClosure = { _ in }) -> BenchmarkClosure {

@@ -11,7 +11,7 @@ enum PostgreSQLReadBenchmarks {
     static func register(in suite: BenchmarkSuite, sizes: Sizes, server: PostgreSQLBenchServer) {
         let rows = sizes.postgreSQLRows
         let label = Sizes.label(rows)
-        let configuration = BenchmarkConfiguration(warmupIterations: 1, maxIterations: 5, scalingFactor: rows)
+        let configuration = PostgreSQLBenchmarks.configuration(warmups: 1, maxIterations: 5, scalingFactor: rows)
         let tearDown = PostgreSQLBenchmarks.tearDown(server: server)
         let prepareSelectAll: BenchmarkClosure = { context in
             guard context.pairSide == .raw else { return }
@@ -74,7 +74,7 @@ enum PostgreSQLReadBenchmarks {
         let keys = (0..<lookups).map { Datasets.number(($0 &* 48_271) % rows) }
         suite.pair(
             "postgresql: \(Sizes.label(lookups)) fetches of one object by indexed number over \(label)",
-            configuration: BenchmarkConfiguration(warmupIterations: 1, maxIterations: 10, scalingFactor: lookups), targets: [.ratioAtMost(2.5)],
+            configuration: PostgreSQLBenchmarks.configuration(warmups: 1, maxIterations: 10, scalingFactor: lookups), targets: [.ratioAtMost(2.5)],
             setUp: PostgreSQLBenchmarks.setUp("lookup", rows: rows, server: server) { context in
                 guard context.pairSide == .raw else { return }
                 let connection = try context.require("connection", as: PostgreSQLConnection.self)
@@ -109,7 +109,7 @@ enum PostgreSQLReadBenchmarks {
         let fetches = sizes.postgreSQLLimitFetches
         suite.pair(
             "postgresql: \(fetches) fetches of fetchLimit 100 sorted by indexed number over \(label)",
-            configuration: BenchmarkConfiguration(warmupIterations: 2, maxIterations: 20, scalingFactor: 100 * fetches), targets: [.ratioAtMost(2.0)],
+            configuration: PostgreSQLBenchmarks.configuration(warmups: 2, maxIterations: 20, scalingFactor: 100 * fetches), targets: [.ratioAtMost(2.0)],
             setUp: PostgreSQLBenchmarks.setUp("limit", rows: rows, server: server) { context in
                 guard context.pairSide == .raw else { return }
                 let connection = try context.require("connection", as: PostgreSQLConnection.self)

@@ -19,7 +19,7 @@ enum PostgreSQLWriteBenchmarks {
     /// and key sequence); raw prepares one `INSERT` and runs it N times in one transaction.
     private static func registerInsert(in suite: BenchmarkSuite, count: Int, server: PostgreSQLBenchServer) {
         suite.pair(
-            "postgresql: insert \(Sizes.label(count)) + save", configuration: BenchmarkConfiguration(warmupIterations: 1, maxIterations: 5, scalingFactor: count),
+            "postgresql: insert \(Sizes.label(count)) + save", configuration: PostgreSQLBenchmarks.configuration(warmups: 1, maxIterations: 5, scalingFactor: count),
             targets: [.ratioAtMost(1.5)],
             setUp: { context in context.userInfo["connection"] = try server.connect() },
             strata: { context in
@@ -74,7 +74,7 @@ enum PostgreSQLWriteBenchmarks {
     private static func registerEdit(in suite: BenchmarkSuite, count: Int, server: PostgreSQLBenchServer) {
         suite.pair(
             "postgresql: edit each of \(Sizes.label(count)) fetched objects + one save",
-            configuration: BenchmarkConfiguration(warmupIterations: 1, maxIterations: 5, scalingFactor: count), targets: [.ratioAtMost(2.0)],
+            configuration: PostgreSQLBenchmarks.configuration(warmups: 1, maxIterations: 5, scalingFactor: count), targets: [.ratioAtMost(2.0)],
             setUp: PostgreSQLBenchmarks.setUp("edit", rows: count, server: server) { context in
                 guard context.pairSide == .raw else { return }
                 let connection = try context.require("connection", as: PostgreSQLConnection.self)
@@ -118,7 +118,7 @@ enum PostgreSQLWriteBenchmarks {
     private static func registerBatchUpdate(in suite: BenchmarkSuite, count: Int, server: PostgreSQLBenchServer) {
         suite.pair(
             "postgresql: batch update of \(Sizes.label(count)) rows",
-            configuration: BenchmarkConfiguration(warmupIterations: 1, maxIterations: 5, scalingFactor: count), targets: [.ratioAtMost(1.5)],
+            configuration: PostgreSQLBenchmarks.configuration(warmups: 1, maxIterations: 5, scalingFactor: count), targets: [.ratioAtMost(1.5)],
             setUp: PostgreSQLBenchmarks.setUp("batch", rows: count, server: server) { context in
                 guard context.pairSide == .raw else { return }
                 let connection = try context.require("connection", as: PostgreSQLConnection.self)
@@ -152,9 +152,14 @@ enum PostgreSQLWriteBenchmarks {
             })
     }
 
-    /// The digest of the side's namespace, read on its connection.
+    /// The digest of the side's namespace, read on its connection; then `VACUUM` of its table,
+    /// so that every iteration of the updating pairs starts without the dead rows of the one
+    /// before (the server would otherwise clean them up during some later iteration).
     private static func sideDigest(_ context: BenchmarkContext) throws -> RowDigest {
-        try PostgreSQLBenchServer.digest(
-            of: try context.require("namespace", as: String.self), on: try context.require("connection", as: PostgreSQLConnection.self))
+        let namespace = try context.require("namespace", as: String.self)
+        let connection = try context.require("connection", as: PostgreSQLConnection.self)
+        let digest = try PostgreSQLBenchServer.digest(of: namespace, on: connection)
+        try connection.execute("VACUUM \(try PostgreSQLBenchServer.itemTable(namespace))")
+        return digest
     }
 }
