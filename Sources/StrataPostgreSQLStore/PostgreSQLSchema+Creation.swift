@@ -17,8 +17,9 @@ extension PostgreSQLSchema {
     /// - Join tables: `"$owner"`, `"$member"` (foreign keys `ON DELETE CASCADE`), positions when
     ///   ordered, primary key (`"$owner"`, `"$member"`), an index on (`"$member"`, `"$owner"`).
     /// - Indexes for `isIndexed` attributes and the entities' fetch indexes (their partial-index
-    ///   predicates are not applied: the index covers every row); an `"$entity"` index on tables
-    ///   holding several entities.
+    ///   predicates are not applied: the index covers every row), ordered as Strata sorts (nil
+    ///   first ascending, last descending) so sorted fetches read them; an `"$entity"` index on
+    ///   tables holding several entities.
     /// - Uniqueness constraints as unique indexes limited to the constrained entity and its
     ///   sub-entities (`WHERE "$entity" IN (…)`), as the SQLite store does; NULLs never collide.
     ///
@@ -70,11 +71,16 @@ extension PostgreSQLSchema {
             func column(_ key: String) throws -> String? {
                 try table.column(forKey: key, ofEntityNamed: entity.name).map { try PostgreSQLIdentifier.quoted($0) }
             }
+            // NULLS FIRST: the order Strata sorts in (PostgreSQLSortCompiler writes `ASC NULLS
+            // FIRST` and `DESC NULLS LAST`), so a sorted fetch with a limit reads the index
+            // (forwards or backwards) instead of sorting the whole table.
             for attribute in entity.properties.compactMap({ $0 as? AttributeDescription }) where attribute.isIndexed && !attribute.isTransient {
-                if let quoted = try column(attribute.name) { statements.append("CREATE INDEX ON \(table.quotedName) (\(quoted))") }
+                if let quoted = try column(attribute.name) { statements.append("CREATE INDEX ON \(table.quotedName) (\(quoted) NULLS FIRST)") }
             }
             for index in entity.indexes {
-                let parts = try index.elements.map { element in try column(element.propertyName).map { $0 + (element.isAscending ? " ASC" : " DESC") } }
+                let parts = try index.elements.map { element in
+                    try column(element.propertyName).map { $0 + (element.isAscending ? " ASC NULLS FIRST" : " DESC NULLS LAST") }
+                }
                 let columns = parts.compactMap { $0 }
                 guard !columns.isEmpty, columns.count == parts.count else { continue }
                 statements.append("CREATE INDEX ON \(table.quotedName) (\(columns.joined(separator: ", ")))")
