@@ -114,7 +114,9 @@ enum PostgreSQLReadBenchmarks {
                 guard context.pairSide == .raw else { return }
                 let connection = try context.require("connection", as: PostgreSQLConnection.self)
                 let namespace = try context.require("namespace", as: String.self)
-                context.userInfo["select"] = try connection.prepare(PostgreSQLBenchmarks.selectItems(namespace) + " ORDER BY \"number\", \"$pk\" LIMIT 100")
+                // Strata's order (nil first, the key breaking ties), which the store's index on
+                // "number" (NULLS FIRST) serves.
+                context.userInfo["select"] = try connection.prepare(PostgreSQLBenchmarks.selectItems(namespace) + " ORDER BY \"number\" NULLS FIRST, \"$pk\" LIMIT 100")
             },
             tearDown: tearDown,
             strata: { context in
