@@ -151,6 +151,14 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
         return try runBatchUpdate(request)
     }
 
+    /// Runs a batch delete in SQL with the model's delete rules, in one transaction (see
+    /// PostgreSQLStore+BatchDelete.swift); nil, for Strata to run it, when a table or
+    /// relationship it reaches has no storage in this store. Callable from any thread.
+    public override func executeBatchDelete(_ request: StoreBatchDeleteRequest) throws -> StoreBatchDeleteResult? {
+        if isReadOnly { throw readOnlyError() }
+        return try runBatchDelete(request)
+    }
+
     /// Runs a batch insert as `INSERT` statements in one transaction (`ON CONFLICT DO UPDATE`
     /// for one uniqueness constraint); nil, for Strata to run, with several constraints.
     /// Callable from any thread.

@@ -152,6 +152,16 @@ open class IncrementalStore: @unchecked Sendable {
     /// out, and version 1.
     open func executeBatchInsert(_ request: StoreBatchInsertRequest) throws -> StoreBatchInsertResult? { nil }
 
+    /// Runs a batch delete itself, in one transaction (a few `DELETE` and `UPDATE` statements
+    /// for a store that speaks SQL), with the delete rules the request lists, or returns nil to
+    /// have Strata run it: by reading the starting rows, the rows their cascades reach and the
+    /// partners that lose one, and saving that as one change set through ``save(_:)`` with
+    /// optimistic locking. All of it or none of it: a `deny` rule that refuses throws and
+    /// deletes nothing. The default returns nil. A store that runs it gives every row that
+    /// stays but lost a partner a new version. Called by the coordinator on the executing
+    /// context's queue; stores are called from many threads at once.
+    open func executeBatchDelete(_ request: StoreBatchDeleteRequest) throws -> StoreBatchDeleteResult? { nil }
+
     /// Whether the store reports changes other processes or servers make to its data, through
     /// ``noteChangesMadeElsewhere(inserted:updated:deleted:)``. Such a store may be added with
     /// ``PersistentStoreOption/remoteChangeNotificationPost``. Default false.

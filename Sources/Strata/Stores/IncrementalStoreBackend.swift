@@ -58,9 +58,25 @@ final class IncrementalStoreBackend: StoreBackend {
         return try plan.runByRows(on: self, store: store, origin: origin)
     }
 
-    /// A batch delete: the rows it reaches read and deleted as one save.
+    /// A batch delete: run by the store when it can (``IncrementalStore/executeBatchDelete(_:)``),
+    /// else the rows it reaches read and deleted as one save. A store's result must name as many
+    /// deleted objects as it counts when they are asked for.
     func batchDelete(_ plan: BatchDeletePlan, origin: TransactionOrigin) throws -> BatchDeleteOutcome {
-        try plan.runByRows(on: self, origin: origin)
+        guard let result = try store.executeBatchDelete(StoreBatchDeleteRequest(plan: plan, store: token)) else {
+            return try plan.runByRows(on: self, origin: origin)
+        }
+        guard !plan.returnsObjectIDs || result.deletedObjectIDs.count == result.count else {
+            throw StrataError(
+                code: StrataError.Code.persistentStoreOperation,
+                message: "\(type(of: store)).executeBatchDelete(_:) named \(result.deletedObjectIDs.count) deleted objects for a count of \(result.count)",
+                entityName: plan.entity.name, url: store.url)
+        }
+        var outcome = BatchDeleteOutcome(count: result.count, deleted: plan.returnsObjectIDs ? result.deletedObjectIDs : [])
+        if plan.returnsChangedIDs {
+            outcome.changed = result.changedObjectIDs
+            outcome.changedProperties = result.lostRelationships
+        }
+        return outcome
     }
 
     /// A batch insert: run by the store when it can (``IncrementalStore/executeBatchInsert(_:)``),
