@@ -143,9 +143,9 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
         return try saveChanges(request)
     }
 
-    /// Runs a batch update as one `UPDATE` when it sets constants on rows an exactly compiled
-    /// predicate selects; else nil, and Strata runs it (PostgreSQLStore+BatchRequests.swift).
-    /// Callable from any thread.
+    /// Runs a batch update as one `UPDATE` when an exactly compiled predicate selects its rows
+    /// and it sets constants or expressions SQL computes exactly as Strata does; else nil, and
+    /// Strata runs it (PostgreSQLStore+BatchRequests.swift). Callable from any thread.
     public override func executeBatchUpdate(_ request: StoreBatchUpdateRequest) throws -> StoreBatchUpdateResult? {
         if isReadOnly { throw readOnlyError() }
         return try runBatchUpdate(request)
