@@ -121,8 +121,13 @@ struct PostgreSQLBatchDelete {
         func keys(inTable index: Int) -> [Int64] { rows.filter { $0.table == index }.map(\.key) }
 
         /// The keys of the rows in table `index` whose entity is `entity` or below it.
-        func keys(inTable index: Int, kindOf entity: EntityDescription, model: ManagedObjectModel) -> [Int64] {
-            rows.filter { row in row.table == index && (model.entitiesByName[row.entity]?.isKindOf(entity: entity) ?? false) }.map(\.key)
+        func keys(inTable index: Int, kindOf entity: EntityDescription) -> [Int64] {
+            var names: Set<String> = []
+            var queue = [entity]
+            while let next = queue.popLast() {
+                if names.insert(next.name).inserted { queue += next.subentities }
+            }
+            return rows.filter { $0.table == index && names.contains($0.entity) }.map(\.key)
         }
     }
 
@@ -142,11 +147,11 @@ struct PostgreSQLBatchDelete {
     /// One statement returning the key of a doomed row (`k`) and the index (`i`) in the
     /// request's deny relationships of its relationship that holds a row that stays; no row
     /// when the delete may go on. Nil when there is no deny relationship.
-    func denyQuery(_ doomed: Doomed, model: ManagedObjectModel) throws -> (sql: String, parameters: [PostgreSQLValue])? {
+    func denyQuery(_ doomed: Doomed) throws -> (sql: String, parameters: [PostgreSQLValue])? {
         var parameters = PostgreSQLParameters()
         var checks: [String] = []
         for (index, relationship) in request.denyRelationships.enumerated() {
-            guard let partners = try pairs(of: relationship, doomed: doomed, model: model, parameters: &parameters),
+            guard let partners = try pairs(of: relationship, doomed: doomed, parameters: &parameters),
                 let destinationTable = relationship.destinationEntity.flatMap({ schema.table(for: $0) })
             else { continue }
             let staying = stayingCondition(destinationTable, doomed: doomed, parameters: &parameters)
@@ -160,7 +165,7 @@ struct PostgreSQLBatchDelete {
     /// partners that stay (their inverse to-one cleared when it is one; a new version in any
     /// case) returning their key, entity and new version, its parameters, and the name of the
     /// partners' relationship that loses the doomed rows.
-    func nullifyUpdates(_ doomed: Doomed, model: ManagedObjectModel) throws -> [(sql: String, parameters: [PostgreSQLValue], property: String)] {
+    func nullifyUpdates(_ doomed: Doomed) throws -> [(sql: String, parameters: [PostgreSQLValue], property: String)] {
         var updates: [(sql: String, parameters: [PostgreSQLValue], property: String)] = []
         for relationship in request.nullifyRelationships {
             guard let inverse = relationship.inverseRelationship, let destination = relationship.destinationEntity, let destinationTable = schema.table(for: destination) else {
@@ -172,7 +177,7 @@ struct PostgreSQLBatchDelete {
                 let ownerTable = schema.table(for: owner), let ownerIndex = indexByRoot[ownerTable.rootEntityName]
             {
                 // The partner's foreign key points at the doomed row: clear it.
-                let owners = doomed.keys(inTable: ownerIndex, kindOf: owner, model: model)
+                let owners = doomed.keys(inTable: ownerIndex, kindOf: owner)
                 guard !owners.isEmpty else { continue }
                 var parameters = PostgreSQLParameters()
                 let ownerList = parameters.add(PostgreSQLValueMapping.keyArray(owners))
@@ -188,7 +193,7 @@ struct PostgreSQLBatchDelete {
             // The membership goes with the doomed row or its join rows: the partner's to-many
             // changes, so it gets a new version.
             var parameters = PostgreSQLParameters()
-            guard let partners = try pairs(of: relationship, doomed: doomed, model: model, parameters: &parameters) else { continue }
+            guard let partners = try pairs(of: relationship, doomed: doomed, parameters: &parameters) else { continue }
             let staying = stayingCondition(destinationTable, doomed: doomed, parameters: &parameters)
             updates.append(
                 (
@@ -246,12 +251,12 @@ struct PostgreSQLBatchDelete {
     /// with the owners' keys added to `parameters` as one array and the partners limited to
     /// the destination's entities. Nil when no doomed row has the relationship.
     private func pairs(
-        of relationship: RelationshipDescription, doomed: Doomed, model: ManagedObjectModel, parameters: inout PostgreSQLParameters
+        of relationship: RelationshipDescription, doomed: Doomed, parameters: inout PostgreSQLParameters
     ) throws -> (from: String, condition: String, ownerKey: String)? {
         guard let owner = relationship.entity, let destination = relationship.destinationEntity, let ownerTable = schema.table(for: owner),
             let destinationTable = schema.table(for: destination), let ownerIndex = indexByRoot[ownerTable.rootEntityName]
         else { return nil }
-        let owners = doomed.keys(inTable: ownerIndex, kindOf: owner, model: model)
+        let owners = doomed.keys(inTable: ownerIndex, kindOf: owner)
         guard !owners.isEmpty else { return nil }
         let list = parameters.add(PostgreSQLValueMapping.keyArray(owners))
         guard

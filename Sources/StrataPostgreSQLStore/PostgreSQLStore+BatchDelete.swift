@@ -119,7 +119,7 @@ extension PostgreSQLStore {
             doomed = try readDoomed()
         }
         // 2. Deny rules: a partner that stays refuses the whole delete.
-        if let deny = try program.denyQuery(doomed, model: model), let row = try connection.execute(deny.sql, parameters: deny.parameters).first,
+        if let deny = try program.denyQuery(doomed), let row = try connection.execute(deny.sql, parameters: deny.parameters).first,
             let key = try row.int64(0), let index = try row.int64(1), index >= 0, Int(index) < request.denyRelationships.count
         {
             let relationship = request.denyRelationships[Int(index)]
@@ -136,7 +136,7 @@ extension PostgreSQLStore {
         var changed: [ManagedObjectID] = []
         var lost: [ManagedObjectID: [String]] = [:]
         var versions: [ManagedObjectID: Int64] = [:]
-        for update in try program.nullifyUpdates(doomed, model: model) {
+        for update in try program.nullifyUpdates(doomed) {
             for row in try connection.execute(update.sql, parameters: update.parameters) {
                 let partner = try objectID(row.string(1), row.int64(0))
                 if lost[partner] == nil { changed.append(partner) }
