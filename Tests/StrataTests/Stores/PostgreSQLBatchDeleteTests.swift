@@ -105,6 +105,15 @@ struct PostgreSQLBatchDeleteTests {
             try postgres.reopen()
             #expect(try BatchDeleteTests.contents(postgres) == BatchDeleteTests.contents(sqlite))
         }
+        // Tags reach no other row (Project.tags has no inverse): one DELETE of the window.
+        let sqlite = try BatchDeleteTests.seededCopy(.sqlite)
+        let postgres = try BatchDeleteTests.seededCopy(.postgreSQL)
+        let expected = try Self.runOnSQLite(sqlite, try Self.plan(sqlite, "Tag", "TRUEPREDICATE", limit: 1, offset: 1, sortKey: "name"))
+        let outcome = try Self.runOnPostgreSQL(postgres, try Self.plan(postgres, "Tag", "TRUEPREDICATE", limit: 1, offset: 1, sortKey: "name"))
+        #expect(outcome == expected && outcome.deleted == ["Tag t1"])
+        try sqlite.reopen()
+        try postgres.reopen()
+        #expect(try BatchDeleteTests.contents(postgres) == BatchDeleteTests.contents(sqlite))
     }
 
     /// Core Data: the deny rule refuses deleting an object while its relationship holds an
