@@ -199,9 +199,76 @@ struct PostgreSQLBatchDeleteTests {
             })
     }
 
+    /// Core Data: a cascade deletes every object the relationship holds when the delete runs
+    /// (NSDeleteRule.cascadeDeleteRule), so no employee is left without its department. Another
+    /// coordinator keeps adding employees to the departments being deleted: each addition either
+    /// lands before the delete locks the department (and is deleted with it) or fails as a
+    /// conflict on the department's version (its row is gone); none survives with its
+    /// department cleared by the foreign key's `ON DELETE SET NULL`.
+    @Test("a cascade racing saves that add members leaves no member behind")
+    func cascadeRacingSaves() throws {
+        let stack = try TestStack(model: BatchDeleteTests.model(), kind: .postgreSQL)
+        let setup = stack.newContext()
+        try setup.performAndWait {
+            for index in 0..<12 {
+                let department = ManagedObject(entity: try #require(stack.model.entitiesByName["Department"]), insertInto: setup)
+                department.setValue("d\(index)", forKey: "name")
+            }
+            try setup.save()
+        }
+        let other = PersistentStoreCoordinator(managedObjectModel: stack.model)
+        try #require(stack.database).addStore(to: other)
+        let adder = ManagedObjectContext(concurrencyType: .privateQueue)
+        adder.persistentStoreCoordinator = other
+        adder.mergePolicy = .rollback
+        let stop = StrataTestFlag()
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            var index = 0
+            while !stop.isSet {
+                adder.performAndWait {
+                    index += 1
+                    let request = BatchDeleteTests.request("Department", "name == %@")
+                    request.predicate = ObjectPredicate(format: "name == %@", "d\(index % 12)")
+                    guard let department = try? adder.fetch(request).first, let entity = stack.model.entitiesByName["Employee"] else { return }
+                    let employee = ManagedObject(entity: entity, insertInto: adder)
+                    employee.setValue("e\(index)", forKey: "name")
+                    employee.setValue(department, forKey: "department")
+                    do { try adder.save() } catch { adder.rollback() }
+                    adder.reset()
+                }
+            }
+            done.signal()
+        }
+        for index in 0..<12 {
+            Thread.sleep(forTimeInterval: 0.02)
+            _ = try BatchDeleteTests.batchDelete(stack, BatchDeleteRequest(fetchRequest: BatchDeleteTests.request("Department", "name == 'd\(index)'")))
+        }
+        stop.set()
+        done.wait()
+        let reader = stack.newContext()
+        let (departments, orphans, employees) = try reader.performAndWait {
+            (
+                try reader.count(for: FetchRequest<ManagedObject>(entityName: "Department")),
+                try reader.count(for: BatchDeleteTests.request("Employee", "department == nil")),
+                try reader.count(for: FetchRequest<ManagedObject>(entityName: "Employee"))
+            )
+        }
+        #expect(departments == 0 && orphans == 0 && employees == 0)
+    }
+
     /// The row version of `id` in the store.
     static func version(of id: ManagedObjectID, in stack: TestStack) throws -> Int64? {
         let store = try #require(stack.coordinator.persistentStores.first?.incrementalStore)
         return try store.newValuesForObjects(with: [id], options: .default).first?.version
     }
+}
+
+/// A flag set once, read from other threads.
+private final class StrataTestFlag: @unchecked Sendable {
+    // @unchecked Sendable: the value is guarded by the lock.
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
 }
