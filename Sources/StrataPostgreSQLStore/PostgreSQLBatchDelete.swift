@@ -109,13 +109,9 @@ struct PostgreSQLBatchDelete {
     }
 
     /// The rows a delete reaches, as ``doomedQuery`` returned them.
-    struct Doomed: Equatable {
+    struct Doomed {
         /// Each row: table index, key, entity name, in the order the query reached them.
         var rows: [(table: Int, key: Int64, entity: String)] = []
-
-        static func == (a: Doomed, b: Doomed) -> Bool {
-            a.rows.count == b.rows.count && zip(a.rows, b.rows).allSatisfy { $0.table == $1.table && $0.key == $1.key && $0.entity == $1.entity }
-        }
 
         /// The keys of the rows in table `index`.
         func keys(inTable index: Int) -> [Int64] { rows.filter { $0.table == index }.map(\.key) }
