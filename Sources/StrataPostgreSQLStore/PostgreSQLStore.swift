@@ -41,6 +41,11 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     /// Whether the store was added with `PersistentStoreOption.readOnly`: saves and metadata
     /// writes are refused (134030), and a namespace without a store is not given one.
     let isReadOnly: Bool
+    /// Whether the store was added with `PersistentStoreOption.persistentHistoryTracking`:
+    /// every write records a history transaction (PostgreSQLStore+History.swift).
+    let tracksHistory: Bool
+    /// What opening found of the namespace's history.
+    let historyState = StrataLock(PostgreSQLHistoryState())
 
     /// Creates the store for the `postgresql://` URL `url`; opens no connection (that is
     /// ``loadMetadata()``'s job). Throws 134080 (`persistentStoreOpen`) for a missing or
@@ -71,6 +76,7 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
         let connections = Self.number(options[PostgreSQLStoreOption.maximumConnections]).map { Int(min(max($0, 1), 10_000)) } ?? PostgreSQLStoreOption.defaultMaximumConnections
         self.configuration = configuration
         self.isReadOnly = options[PersistentStoreOption.readOnly] as? Bool ?? false
+        self.tracksHistory = options[PersistentStoreOption.persistentHistoryTracking] as? Bool ?? false
         self.redactedURL = redacted
         self.schema = schema
         self.plans = PostgreSQLEntityPlan.plans(for: model, configurationName: configurationName, schema: schema)
@@ -99,6 +105,32 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     /// PostgreSQLStore+Changes.swift), so it may be added with
     /// `PersistentStoreOption.remoteChangeNotificationPost`.
     public override var reportsChangesMadeElsewhere: Bool { true }
+
+    /// Whether the store keeps a persistent history: it was added with
+    /// `PersistentStoreOption.persistentHistoryTracking` (PostgreSQLStore+History.swift).
+    /// Callable from any thread.
+    public override var keepsPersistentHistory: Bool { tracksHistory }
+
+    /// The history transactions after `bound`, in commit order. Callable from any thread.
+    public override func fetchHistory(after bound: StoreHistoryBound, includingChanges: Bool) throws -> [StoreHistoryTransaction] {
+        try historyTransactions(after: bound, includingChanges: includingChanges)
+    }
+
+    /// The number of history changes after `bound`. Callable from any thread.
+    public override func countOfHistoryChanges(after bound: StoreHistoryBound) throws -> Int {
+        try historyChangeCount(after: bound)
+    }
+
+    /// Deletes the history up to `bound` in one transaction; returns how many changes went.
+    /// Callable from any thread.
+    public override func deleteHistoryTransactions(before bound: StoreHistoryBound) throws -> Int {
+        try deleteHistory(upTo: bound)
+    }
+
+    /// The number of the newest committed history transaction. Callable from any thread.
+    public override func newestHistoryTransactionNumber() throws -> Int64 {
+        try newestHistoryNumber()
+    }
 
     /// Replaces the stored metadata (property-list values only; anything else is refused with
     /// 134070 and nothing is written). Callable from any thread.
@@ -139,7 +171,7 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     /// Applies a save in one transaction, all or nothing (see PostgreSQLStore+Save.swift).
     /// Callable from any thread.
     public override func save(_ request: SaveChangesRequest) throws -> SaveChangesResult {
-        if isReadOnly { throw readOnlyError() }
+        try checkWritable()
         return try saveChanges(request)
     }
 
@@ -147,7 +179,7 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     /// predicate selects; else nil, and Strata runs it (PostgreSQLStore+BatchRequests.swift).
     /// Callable from any thread.
     public override func executeBatchUpdate(_ request: StoreBatchUpdateRequest) throws -> StoreBatchUpdateResult? {
-        if isReadOnly { throw readOnlyError() }
+        try checkWritable()
         return try runBatchUpdate(request)
     }
 
@@ -155,7 +187,7 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     /// for one uniqueness constraint); nil, for Strata to run, with several constraints.
     /// Callable from any thread.
     public override func executeBatchInsert(_ request: StoreBatchInsertRequest) throws -> StoreBatchInsertResult? {
-        if isReadOnly { throw readOnlyError() }
+        try checkWritable()
         return try runBatchInsert(request)
     }
 

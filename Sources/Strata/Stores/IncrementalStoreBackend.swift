@@ -52,7 +52,7 @@ final class IncrementalStoreBackend: StoreBackend {
     /// A batch update: run by the store when it can (``IncrementalStore/executeBatchUpdate(_:)``),
     /// else the matching rows read and saved back with their new values.
     func batchUpdate(_ plan: BatchUpdatePlan, origin: TransactionOrigin) throws -> BatchUpdateOutcome {
-        if let result = try store.executeBatchUpdate(StoreBatchUpdateRequest(plan: plan)) {
+        if let result = try store.executeBatchUpdate(StoreBatchUpdateRequest(plan: plan, origin: origin)) {
             return BatchUpdateOutcome(count: result.count, ids: plan.returnsObjectIDs ? result.updatedObjectIDs : [])
         }
         return try plan.runByRows(on: self, store: store, origin: origin)
@@ -66,7 +66,7 @@ final class IncrementalStoreBackend: StoreBackend {
     /// A batch insert: run by the store when it can (``IncrementalStore/executeBatchInsert(_:)``),
     /// else the rows saved as one change set, upserts as updates.
     func batchInsert(_ plan: BatchInsertPlan, origin: TransactionOrigin) throws -> BatchInsertOutcome {
-        guard plan.count > 0, let result = try store.executeBatchInsert(StoreBatchInsertRequest(plan: plan)) else {
+        guard plan.count > 0, let result = try store.executeBatchInsert(StoreBatchInsertRequest(plan: plan, origin: origin)) else {
             return try plan.runByRows(on: self, origin: origin)
         }
         guard !plan.returnsObjectIDs || result.objectIDs.count == plan.count else {
