@@ -5,7 +5,9 @@ import Foundation
 /// - `"$history_transaction"`: one row per recorded transaction — `number` (from the
 ///   `"$history_number"` sequence, taken under a transaction-level advisory lock held to the
 ///   commit, so numbers rise in commit order), `timestamp` (seconds since 2001-01-01 on the
-///   server's clock, as dates are stored), `author`, `context_name`.
+///   server's clock, as dates are stored), `author`, `context_name`, `origin` (the writing
+///   store instance, as in its change messages: a listener that reconnects reads what others
+///   wrote while it was away).
 /// - `"$history_change"`: one row per change — `change_id` (rising), `transaction` (deleted
 ///   with its transaction), `entity`, `key` (the row's `"$pk"`), `type`
 ///   (`PersistentHistoryChangeType`'s raw value), `properties` (an update's property names, a
@@ -32,7 +34,7 @@ struct PostgreSQLHistoryTables: Sendable {
             "CREATE SEQUENCE IF NOT EXISTS \(numberSequence) AS bigint",
             """
             CREATE TABLE IF NOT EXISTS \(transactions) (number bigint PRIMARY KEY, "timestamp" double precision NOT NULL, \
-            author text, context_name text)
+            author text, context_name text, origin text)
             """,
             """
             CREATE TABLE IF NOT EXISTS \(changes) (change_id bigserial PRIMARY KEY, \

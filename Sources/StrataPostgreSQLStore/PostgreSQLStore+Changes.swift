@@ -53,10 +53,14 @@ extension PostgreSQLStore {
     /// ``PostgreSQLStoreOption/listensForChanges`` false. Called once the store is open.
     func startListening() throws {
         guard (options[PostgreSQLStoreOption.listensForChanges] as? Bool) ?? true else { return }
+        if tracksHistory {
+            let newest = try newestHistoryNumber()
+            historyCursor.withLock { $0 = max($0, newest) }
+        }
         let listener = try PostgreSQLChangeListener(
             configuration: configuration, channel: changeChannel, origin: changeOrigin,
             handler: { [weak self] message in self?.receive(message) },
-            resumed: {})
+            resumed: { [weak self] in self?.catchUpAfterReconnecting() })
         let previous = changeListener.withLock { slot -> PostgreSQLChangeListener? in
             defer { slot = listener }
             return slot
@@ -75,6 +79,7 @@ extension PostgreSQLStore {
     /// Another store instance committed `message`: its rows, as object IDs of this store, go
     /// to Strata. Entities this model does not have are skipped. Called on the listener's thread.
     private func receive(_ message: PostgreSQLChangeMessage) {
+        if let number = message.history { historyCursor.withLock { $0 = max($0, number) } }
         let entities = model.entitiesByName
         func ids(_ keys: [String: [Int64]]) -> [ManagedObjectID] {
             keys.flatMap { name, keys in entities[name].map { entity in keys.map { newObjectID(for: entity, referenceObject: $0) } } ?? [] }

@@ -77,10 +77,10 @@ extension PostgreSQLStore {
         }
         try connection.execute(
             """
-            INSERT INTO \(history.transactions) (number, "timestamp", author, context_name) \
-            VALUES ($1, (extract(epoch FROM clock_timestamp()) - 978307200)::double precision, $2, $3)
+            INSERT INTO \(history.transactions) (number, "timestamp", author, context_name, origin) \
+            VALUES ($1, (extract(epoch FROM clock_timestamp()) - 978307200)::double precision, $2, $3, $4)
             """,
-            parameters: [.int64(number), author.map { .text($0) } ?? .null, contextName.map { .text($0) } ?? .null])
+            parameters: [.int64(number), author.map { .text($0) } ?? .null, contextName.map { .text($0) } ?? .null, .text(changeOrigin)])
         try connection.execute(
             """
             INSERT INTO \(history.changes) ("transaction", entity, key, type, properties, tombstone) \
@@ -177,5 +177,44 @@ extension PostgreSQLStore {
         return try withConnection("Reading the PostgreSQL store's newest history transaction") { connection in
             try connection.execute("SELECT coalesce(max(number), 0) FROM \(schema.history.transactions)").first?.int64(0) ?? 0
         }
+    }
+
+    /// Reports what other store instances committed while the listener was away (it
+    /// reconnected, PostgreSQLChangeListener.swift): the changes of the history transactions
+    /// after the newest one this store heard of, written by others, go to Strata as if their
+    /// messages had arrived. Without history tracking nothing can be read back and such
+    /// commits reach contexts on their next fetch or refresh. Called on the listener's thread;
+    /// a failure to read leaves the gap to the next reconnection.
+    func catchUpAfterReconnecting() {
+        guard tracksHistory, historyState.withLock({ $0.tablesExist }) else { return }
+        let after = historyCursor.withLock { $0 }
+        let history = schema.history
+        let entities = model.entitiesByName
+        let read = try? withConnection("Reading the PostgreSQL store's history after reconnecting") { connection in
+            let newest = try connection.execute("SELECT coalesce(max(number), 0) FROM \(history.transactions)").first?.int64(0) ?? after
+            let rows = try connection.execute(
+                """
+                SELECT c.entity, c.key, c.type FROM \(history.transactions) AS t JOIN \(history.changes) AS c ON c."transaction" = t.number \
+                WHERE t.number > $1 AND t.number <= $2 AND t.origin IS DISTINCT FROM $3 ORDER BY t.number, c.change_id
+                """,
+                parameters: [.int64(after), .int64(newest), .text(changeOrigin)])
+            var inserted: [ManagedObjectID] = []
+            var updated: [ManagedObjectID: Int64] = [:]
+            var deleted: [ManagedObjectID] = []
+            for row in rows {
+                guard let name = try row.string(0), let entity = entities[name], let key = try row.int64(1), let type = try row.int64(2) else { continue }
+                let id = newObjectID(for: entity, referenceObject: key)
+                switch PersistentHistoryChangeType(rawValue: Int(type)) {
+                case .insert?: inserted.append(id)
+                case .update?: updated[id] = .max  // the version is not recorded
+                case .delete?: deleted.append(id)
+                case nil: continue
+                }
+            }
+            return (newest, inserted, updated, deleted)
+        }
+        guard let (newest, inserted, updated, deleted) = read else { return }
+        historyCursor.withLock { $0 = max($0, newest) }
+        noteChangesMadeElsewhere(inserted: inserted, updated: updated, deleted: deleted, historyTransactionNumber: newest)
     }
 }

@@ -46,6 +46,9 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     let tracksHistory: Bool
     /// What opening found of the namespace's history.
     let historyState = StrataLock(PostgreSQLHistoryState())
+    /// The newest history transaction this store heard of (read when it starts listening,
+    /// raised by other stores' change messages): where a reconnected listener resumes.
+    let historyCursor = StrataLock<Int64>(0)
 
     /// Creates the store for the `postgresql://` URL `url`; opens no connection (that is
     /// ``loadMetadata()``'s job). Throws 134080 (`persistentStoreOpen`) for a missing or
