@@ -157,6 +157,12 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
         try matchingCount(request, options: options)
     }
 
+    /// Runs a dictionary fetch in SQL when that gives exactly Strata's results, else nil
+    /// (PostgreSQLStore+Dictionaries.swift). Callable from any thread.
+    public override func fetchDictionaryRows(_ request: StoreDictionaryFetchRequest, options: ReadOptions) throws -> [[Any?]]? {
+        try dictionaryRows(request, options: options)
+    }
+
     /// The current rows of the objects `ids` names that still exist, in any order. Callable
     /// from any thread.
     public override func newValuesForObjects(with ids: [ManagedObjectID], options: ReadOptions) throws -> [IncrementalStoreNode] {

@@ -152,6 +152,18 @@ open class IncrementalStore: @unchecked Sendable {
     /// out, and version 1.
     open func executeBatchInsert(_ request: StoreBatchInsertRequest) throws -> StoreBatchInsertResult? { nil }
 
+    /// Runs a dictionary fetch itself (one `SELECT … GROUP BY` for a store that speaks SQL) and
+    /// returns its result rows — for each row the value of every column of
+    /// ``StoreDictionaryFetchRequest/columns``, in order: an attribute's, minimum's or maximum's
+    /// value in the attribute's Swift type (as ``IncrementalStoreNode/value(forKey:)`` gives
+    /// values), a count or sum as `Int64` (a sum of floating-point values, or one beyond 64 bits,
+    /// as `Double`), an average as `Double`, nil for no value — or returns nil to have Strata
+    /// compute it over the rows ``fetchRows(_:options:)`` returns for the request's `rows`. The
+    /// results must be exactly Strata's (see ``StoreDictionaryFetchRequest``). Reads through the
+    /// query generation `options` names, if any. The default returns nil. Callable from any
+    /// thread.
+    open func fetchDictionaryRows(_ request: StoreDictionaryFetchRequest, options: ReadOptions) throws -> [[Any?]]? { nil }
+
     /// Whether the store reports changes other processes or servers make to its data, through
     /// ``noteChangesMadeElsewhere(inserted:updated:deleted:)``. Such a store may be added with
     /// ``PersistentStoreOption/remoteChangeNotificationPost``. Default false.
