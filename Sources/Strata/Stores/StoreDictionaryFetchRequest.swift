@@ -40,7 +40,16 @@ public struct StoreDictionaryFetchRequest: @unchecked Sendable {
     ///
     /// A `Sendable` value: use it on any thread.
     public enum Aggregate: String, Sendable {
-        case count, sum, average, minimum, maximum
+        /// The number of non-NULL values.
+        case count
+        /// Their sum (0 for none).
+        case sum
+        /// Their mean (NULL for none).
+        case average
+        /// The smallest (the first object's among equal ones).
+        case minimum
+        /// The largest (the first object's among equal ones).
+        case maximum
     }
 
     /// One term of the order.
