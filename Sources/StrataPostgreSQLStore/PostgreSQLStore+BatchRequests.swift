@@ -51,7 +51,12 @@ extension PostgreSQLStore {
                         updated.append((name, key, newVersion))
                         if request.returnsObjectIDs { ids.append(newObjectID(for: entity, referenceObject: key)) }
                     }
-                    try announce(inserted: [], updated: updated, deleted: [], on: connection)
+                    let names = (Array(request.constantsToUpdate.keys) + Array(request.expressionsToUpdate.keys)).sorted()
+                    let history = try recordHistory(
+                        updated.compactMap { row in
+                            entities[row.entity].map { StoreHistoryChange(objectID: newObjectID(for: $0, referenceObject: row.key), changeType: .update, updatedProperties: names) }
+                        }, author: request.transactionAuthor, contextName: request.contextName, on: connection)
+                    try announce(inserted: [], updated: updated, deleted: [], historyTransactionNumber: history, on: connection)
                     return StoreBatchUpdateResult(count: updated.count, updatedObjectIDs: ids)
                 }
             } catch is LeftToStrata {
@@ -102,6 +107,9 @@ extension PostgreSQLStore {
                 var result = StoreBatchInsertResult()
                 var inserted: [(entity: String, key: Int64)] = []
                 var updated: [(entity: String, key: Int64, version: Int64)] = []
+                // The history's changes, in row order (when the store tracks history).
+                var changes: [StoreHistoryChange] = []
+                let names = attributes.map(\.name)
                 var start = 0
                 while start < request.count {
                     let end = min(start + rowsPerStatement, request.count)
@@ -128,15 +136,18 @@ extension PostgreSQLStore {
                         let id = newObjectID(for: entity, referenceObject: key)
                         if newVersion == 1 {
                             inserted.append((entity.name, key))
+                            if tracksHistory { changes.append(StoreHistoryChange(objectID: id, changeType: .insert)) }
                         } else {
                             updated.append((entity.name, key, newVersion))
                             if request.returnsObjectIDs { result.updatedObjectIDs.append(id) }
+                            if tracksHistory { changes.append(StoreHistoryChange(objectID: id, changeType: .update, updatedProperties: names)) }
                         }
                         if request.returnsObjectIDs { result.objectIDs.append(id) }
                     }
                     start = end
                 }
-                try announce(inserted: inserted, updated: updated, deleted: [], on: connection)
+                let history = try recordHistory(changes, author: request.transactionAuthor, contextName: request.contextName, on: connection)
+                try announce(inserted: inserted, updated: updated, deleted: [], historyTransactionNumber: history, on: connection)
                 return result
             }
         }

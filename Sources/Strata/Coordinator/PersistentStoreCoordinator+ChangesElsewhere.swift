@@ -35,7 +35,11 @@ extension PersistentStoreCoordinator {
             receiver.receiveChangesMadeElsewhere(inserted: inserted, updated: updated, deleted: deleted)
         }
         if store.options.postsRemoteChangeNotifications {
-            NotificationCenter.default.post(name: .persistentStoreRemoteChange, object: self, userInfo: [RemoteChangeKey.storeUUID: store.identifier])
+            var info: [AnyHashable: Any] = [RemoteChangeKey.storeUUID: store.identifier]
+            if let number = changes.historyTransactionNumber, store.incrementalStore.keepsPersistentHistory {
+                info[RemoteChangeKey.historyToken] = PersistentHistoryToken(store: store.identifier, transactionNumber: number)
+            }
+            NotificationCenter.default.post(name: .persistentStoreRemoteChange, object: self, userInfo: info)
         }
     }
 }
