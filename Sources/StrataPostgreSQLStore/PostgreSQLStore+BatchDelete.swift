@@ -16,6 +16,10 @@ import StrataPostgreSQL
 ///   versions; one `DELETE` per table removes the rows (join-table rows go with them by their
 ///   `ON DELETE CASCADE` foreign keys).
 ///
+/// With persistent history tracking, the deleted rows' preserved values are read before they
+/// go and the delete is recorded as one history transaction (a delete per row, an update per
+/// partner that lost one, naming its relationships), in the same transaction.
+///
 /// Starting rows chosen by a predicate or sort the SQL compiler cannot run exactly are found
 /// first by the store's own fetch (`matchingIDs`, which finishes the request with Strata's
 /// in-memory engine) and deleted by key, as Strata's row-by-row path finds them. The store
@@ -84,7 +88,7 @@ extension PostgreSQLStore {
             }
             return newObjectID(for: entity, referenceObject: key)
         }
-        if program.isDirect {
+        if program.isDirect && !tracksHistory {
             var deleted: [ManagedObjectID] = []
             for row in try connection.execute(program.directDelete, parameters: program.doomedParameters) {
                 deleted.append(try objectID(row.string(1), row.int64(0)))
@@ -144,18 +148,58 @@ extension PostgreSQLStore {
                 versions[partner] = try row.int64(2)
             }
         }
-        // 4. The rows themselves.
+        // 4. The rows themselves (with history, their tombstones read first), then the history
+        // and the announcement.
+        let tombstones = tracksHistory ? try historyTombstones(of: doomed, on: connection) : [:]
         for delete in program.deletes(doomed) { try connection.execute(delete.sql, parameters: delete.parameters) }
         let deleted = try doomed.rows.map { try objectID($0.entity, $0.key) }
+        let history = try recordHistory(
+            deleted.map { StoreHistoryChange(objectID: $0, changeType: .delete, tombstone: tombstones[$0]) }
+                + changed.map { StoreHistoryChange(objectID: $0, changeType: .update, updatedProperties: lost[$0]) },
+            author: request.transactionAuthor, contextName: request.contextName, on: connection)
         try announce(
             inserted: [], updated: try changed.map { ($0.entity.name, try key(of: $0), versions[$0] ?? Int64.max) },
-            deleted: doomed.rows.map { ($0.entity, $0.key) }, on: connection)
+            deleted: doomed.rows.map { ($0.entity, $0.key) }, historyTransactionNumber: history, on: connection)
         var result = StoreBatchDeleteResult(count: deleted.count, deletedObjectIDs: request.returnsObjectIDs ? deleted : [])
         if request.returnsChangedObjectIDs {
             result.changedObjectIDs = changed
             result.lostRelationships = lost
         }
         return result
+    }
+
+    /// The values of the preserved attributes (`attributesPreservedInHistory`) of the doomed
+    /// rows whose entity has some, by object ID: one `SELECT` per such entity. Runs inside the
+    /// delete's transaction, before the rows go.
+    private func historyTombstones(
+        of doomed: PostgreSQLBatchDelete.Doomed, on connection: PostgreSQLConnection
+    ) throws -> [ManagedObjectID: [String: Any]] {
+        var keysByEntity: [String: [Int64]] = [:]
+        for row in doomed.rows { keysByEntity[row.entity, default: []].append(row.key) }
+        var tombstones: [ManagedObjectID: [String: Any]] = [:]
+        let entities = model.entitiesByName
+        for name in keysByEntity.keys.sorted() {
+            guard let entity = entities[name], let keys = keysByEntity[name] else { continue }
+            let preserved = entity.attributesPreservedInHistory
+            guard !preserved.isEmpty else { continue }
+            let table = try plan(for: entity).table
+            let columns = try preserved.map { attribute -> String in
+                guard let column = table.column(forKey: attribute.name, ofEntityNamed: name) else {
+                    throw StrataError(code: StrataError.Code.persistentStoreOperation, message: "'\(name).\(attribute.name)' has no column in the PostgreSQL store", url: redactedURL)
+                }
+                return try PostgreSQLIdentifier.quoted(column)
+            }
+            let sql = "SELECT \"\(PostgreSQLTable.primaryKeyColumn)\", \(columns.joined(separator: ", ")) FROM \(table.quotedName) WHERE \"\(PostgreSQLTable.primaryKeyColumn)\" = ANY($1::bigint[])"
+            for row in try connection.execute(sql, parameters: [PostgreSQLValueMapping.keyArray(keys)]) {
+                guard let key = try row.int64(0) else { continue }
+                var values: [String: Any] = [:]
+                for (index, attribute) in preserved.enumerated() {
+                    if let value = try PostgreSQLValueMapping.value(of: row, column: index + 1, for: attribute) { values[attribute.name] = value }
+                }
+                tombstones[newObjectID(for: entity, referenceObject: key)] = values
+            }
+        }
+        return tombstones
     }
 
     /// The key of an object ID of this store (throws for any other).

@@ -196,7 +196,7 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     /// PostgreSQLStore+BatchDelete.swift); nil, for Strata to run it, when a table or
     /// relationship it reaches has no storage in this store. Callable from any thread.
     public override func executeBatchDelete(_ request: StoreBatchDeleteRequest) throws -> StoreBatchDeleteResult? {
-        if isReadOnly { throw readOnlyError() }
+        try checkWritable()
         return try runBatchDelete(request)
     }
 

@@ -73,7 +73,7 @@ final class IncrementalStoreBackend: StoreBackend {
     /// else the rows it reaches read and deleted as one save. A store's result must name as many
     /// deleted objects as it counts when they are asked for.
     func batchDelete(_ plan: BatchDeletePlan, origin: TransactionOrigin) throws -> BatchDeleteOutcome {
-        guard let result = try store.executeBatchDelete(StoreBatchDeleteRequest(plan: plan, store: token)) else {
+        guard let result = try store.executeBatchDelete(StoreBatchDeleteRequest(plan: plan, store: token, origin: origin)) else {
             return try plan.runByRows(on: self, origin: origin)
         }
         guard !plan.returnsObjectIDs || result.deletedObjectIDs.count == result.count else {

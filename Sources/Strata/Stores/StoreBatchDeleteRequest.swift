@@ -26,21 +26,34 @@ import Foundation
 ///    through a relationship without inverse, or whose inverse has the `noAction` rule, keep
 ///    pointing at it (Core Data leaves such references dangling).
 ///
+/// A store that keeps a persistent history records the delete as one transaction: a delete per
+/// doomed row (with the values of its entity's `attributesPreservedInHistory`, read before it
+/// goes) and an update per row that lost a partner, naming the relationships that lost it.
+///
 /// Immutable; usable from any thread.
 public struct StoreBatchDeleteRequest: @unchecked Sendable {
     // @unchecked Sendable: immutable; holds frozen model descriptions and a parsed predicate.
     let plan: BatchDeletePlan
+    let origin: TransactionOrigin
     /// The starting objects of a delete by object IDs.
     private let startingIDs: [ManagedObjectID]?
 
-    init(plan: BatchDeletePlan, store: StoreToken) {
+    init(plan: BatchDeletePlan, store: StoreToken, origin: TransactionOrigin = TransactionOrigin()) {
         self.plan = plan
+        self.origin = origin
         if case .keys(let keys) = plan.selection {
             startingIDs = keys.map { ManagedObjectID(entity: plan.entity, primaryKey: $0, store: store) }
         } else {
             startingIDs = nil
         }
     }
+
+    /// The ``ManagedObjectContext/transactionAuthor`` of the context running the request (a
+    /// store that keeps a persistent history records it with the transaction).
+    public var transactionAuthor: String? { origin.author }
+
+    /// The ``ManagedObjectContext/name`` of the context running the request.
+    public var contextName: String? { origin.contextName }
 
     /// The entity the delete starts from.
     public var entity: EntityDescription { plan.entity }
