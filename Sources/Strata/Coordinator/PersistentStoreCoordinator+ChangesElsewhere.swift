@@ -1,7 +1,7 @@
 import Foundation
 
 /// A root context as the coordinator sees it when a store reports changes made outside the
-/// coordinator (``IncrementalStore/noteChangesMadeElsewhere(inserted:updated:deleted:)``).
+/// coordinator (``IncrementalStore/noteChangesMadeElsewhere(inserted:updated:deleted:historyTransactionNumber:)``).
 /// Declared here so that the coordinator never uses `Context/`; `ManagedObjectContext`
 /// implements it (Sources/Strata/Context/ManagedObjectContext+Merge.swift). Called from any
 /// thread; the receiver does its work on its own queue.

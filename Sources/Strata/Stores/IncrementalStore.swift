@@ -33,7 +33,7 @@ import StrataLocks
 ///   delete was based on, and throws ``StrataError`` 133020 with ``MergeConflict``s when the row
 ///   moved on, so merge policies resolve conflicts for every store alike.
 /// - Changes other processes or servers commit reach Strata through
-///   ``noteChangesMadeElsewhere(inserted:updated:deleted:)``: contexts that merge automatically
+///   ``noteChangesMadeElsewhere(inserted:updated:deleted:historyTransactionNumber:)``: contexts that merge automatically
 ///   merge them, as Core Data's incremental stores would have to arrange by hand.
 /// - Query generations: a store that cannot hold an old state keeps the default
 ///   ``pinGeneration()``, and pinned contexts then read its current state (as for Core Data's
@@ -57,7 +57,7 @@ open class IncrementalStore: @unchecked Sendable {
     /// The identity shared by every object ID of this store (from the metadata's UUID).
     let token: StoreToken
     private let metadataLock = StrataLock<[String: any Sendable]>([:])
-    /// Where ``noteChangesMadeElsewhere(inserted:updated:deleted:)`` reports to: set by the
+    /// Where ``noteChangesMadeElsewhere(inserted:updated:deleted:historyTransactionNumber:)`` reports to: set by the
     /// coordinator the store is added to, cleared when it is removed.
     let changesElsewhereHandler = StrataLock<(@Sendable (ChangesMadeElsewhere) -> Void)?>(nil)
 
@@ -175,7 +175,7 @@ open class IncrementalStore: @unchecked Sendable {
     open func fetchDictionaryRows(_ request: StoreDictionaryFetchRequest, options: ReadOptions) throws -> [[Any?]]? { nil }
 
     /// Whether the store reports changes other processes or servers make to its data, through
-    /// ``noteChangesMadeElsewhere(inserted:updated:deleted:)``. Such a store may be added with
+    /// ``noteChangesMadeElsewhere(inserted:updated:deleted:historyTransactionNumber:)``. Such a store may be added with
     /// ``PersistentStoreOption/remoteChangeNotificationPost``. Default false.
     open var reportsChangesMadeElsewhere: Bool { false }
 
@@ -323,7 +323,7 @@ open class IncrementalStore: @unchecked Sendable {
 }
 
 /// Changes a store reports as made outside its coordinator
-/// (``IncrementalStore/noteChangesMadeElsewhere(inserted:updated:deleted:)``).
+/// (``IncrementalStore/noteChangesMadeElsewhere(inserted:updated:deleted:historyTransactionNumber:)``).
 struct ChangesMadeElsewhere: Sendable {
     let inserted: [ManagedObjectID]
     /// Updated objects and their new row versions.
