@@ -9,8 +9,8 @@ import Synchronization
 /// It waits on the connection's socket (no polling query): a message arrives within
 /// milliseconds of the commit. When the connection breaks (a server restart, a terminated
 /// session) it reconnects, waiting longer after each failure (up to two seconds), listens
-/// again, and calls `resumed` (messages sent while it was away are lost: the store may then
-/// treat everything as changed). ``stop()`` ends it within ``waitSlice``. Thread-safe.
+/// again, and calls `resumed` (messages sent while it was away are lost: a store that tracks
+/// history then reads what it missed from the history, PostgreSQLStore+History.swift). ``stop()`` ends it within ``waitSlice``. Thread-safe.
 final class PostgreSQLChangeListener: @unchecked Sendable {
     // @unchecked Sendable: the connection is used only by the listener's thread once `init`
     // returns; `stopped` is atomic.

@@ -5,7 +5,7 @@ import Foundation
 /// the sending store instance and the keys of the inserted, updated and deleted rows by entity
 /// name, with the new versions of the updated ones. JSON with one-letter keys, so that a
 /// payload holds many keys; a commit whose changes do not fit PostgreSQL's payload limit (under
-/// 8000 bytes) is sent as several messages (``payloads(origin:inserted:updated:deleted:limit:)``),
+/// 8000 bytes) is sent as several messages (``payloads(origin:inserted:updated:deleted:history:limit:)``),
 /// all delivered at the commit. A value type: use it on any thread.
 struct PostgreSQLChangeMessage: Codable, Equatable, Sendable {
     /// The store instance that committed (its own messages are skipped).
@@ -18,6 +18,9 @@ struct PostgreSQLChangeMessage: Codable, Equatable, Sendable {
     var versions: [String: [Int64]] = [:]
     /// Keys of deleted rows, by entity name.
     var deleted: [String: [Int64]] = [:]
+    /// The number of the history transaction that recorded the commit, when the sending
+    /// store tracks history (every message of a commit carries it).
+    var history: Int64?
 
     enum CodingKeys: String, CodingKey {
         case origin = "o"
@@ -25,6 +28,7 @@ struct PostgreSQLChangeMessage: Codable, Equatable, Sendable {
         case updated = "u"
         case versions = "v"
         case deleted = "d"
+        case history = "h"
     }
 
     /// The payload bytes a message aims to stay under: PostgreSQL refuses 8000 and more.
@@ -34,18 +38,18 @@ struct PostgreSQLChangeMessage: Codable, Equatable, Sendable {
     /// generously before encoding). Rows are (entity name, key) and, for updates, the version.
     static func payloads(
         origin: String, inserted: [(entity: String, key: Int64)], updated: [(entity: String, key: Int64, version: Int64)],
-        deleted: [(entity: String, key: Int64)], limit: Int = payloadLimit
+        deleted: [(entity: String, key: Int64)], history: Int64? = nil, limit: Int = payloadLimit
     ) throws -> [String] {
         var messages: [PostgreSQLChangeMessage] = []
-        var current = PostgreSQLChangeMessage(origin: origin)
-        var size = 40 + origin.utf8.count
+        var current = PostgreSQLChangeMessage(origin: origin, history: history)
+        var size = 70 + origin.utf8.count
         // A key costs at most 20 digits and a comma; an entity met for the first time in a list
         // costs its name, quotes, colon and brackets (twice for updates: keys and versions).
         func makeRoom(for cost: Int) {
             if size + cost > limit, !current.isEmpty {
                 messages.append(current)
-                current = PostgreSQLChangeMessage(origin: origin)
-                size = 40 + origin.utf8.count
+                current = PostgreSQLChangeMessage(origin: origin, history: history)
+                size = 70 + origin.utf8.count
             }
             size += cost
         }

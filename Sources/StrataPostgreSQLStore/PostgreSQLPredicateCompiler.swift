@@ -31,11 +31,13 @@ struct PostgreSQLPredicateCompiler {
     private var aliasCount = 0
 
     /// A compiler for predicates on `entity`, fetched from its table under `tableAlias` (unquoted).
-    init(schema: PostgreSQLSchema, entity: EntityDescription, tableAlias: String, objectKey: @escaping (ManagedObjectID) -> Int64?) {
+    /// Subqueries' rows get aliases starting with `aliasPrefix` (the table alias unless given:
+    /// a second compiler writing into the same statement gives another).
+    init(schema: PostgreSQLSchema, entity: EntityDescription, tableAlias: String, aliasPrefix: String? = nil, objectKey: @escaping (ManagedObjectID) -> Int64?) {
         self.schema = schema
         self.root = PostgreSQLRowReference(position: .alias(PostgreSQLText.quoted(tableAlias)), entity: entity)
         self.objectKey = objectKey
-        self.aliasPrefix = tableAlias
+        self.aliasPrefix = aliasPrefix ?? tableAlias
     }
 
     /// A new quoted alias (`"t$1"`, `"t$2"`, … for table alias `t`): `$` keeps it apart from

@@ -30,6 +30,9 @@ struct PostgreSQLSchema: Sendable {
     let quotedNamespace: String
     /// The table holding the store's metadata (one row per key), quoted and qualified.
     let metadataTable: String
+    /// The persistent history's tables and transaction-number sequence, quoted and qualified
+    /// (PostgreSQLStore+History.swift).
+    let history: PostgreSQLHistoryTables
 
     /// The tables, one per inheritance root of the stored entities, by root entity name.
     let tablesByRootName: [String: PostgreSQLTable]
@@ -48,6 +51,7 @@ struct PostgreSQLSchema: Sendable {
         let qualifier = try PostgreSQLIdentifier.quoted(namespace) + "."
         self.quotedNamespace = String(qualifier.dropLast())
         self.metadataTable = qualifier + "\"$metadata\""
+        self.history = PostgreSQLHistoryTables(qualifier: qualifier)
         let entities = model.entities(forConfigurationName: configurationName)
         let roots = Dictionary(grouping: entities, by: { $0.rootEntity.name })
         var tables: [String: PostgreSQLTable] = [:]

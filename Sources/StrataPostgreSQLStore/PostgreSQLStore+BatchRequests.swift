@@ -6,15 +6,18 @@ import StrataPostgreSQL
 /// … RETURNING`), each in one transaction whose changes are announced to the other stores on the
 /// namespace like a save's. A request SQL cannot run exactly as Strata's engine would is left
 /// to Strata (nil), which runs it through reads and ``PostgreSQLStore/save(_:)``: an update whose
-/// predicate does not compile exactly or that sets values by expressions, an insert upserting on
+/// predicate does not compile exactly or that sets values by expressions SQL cannot compute
+/// exactly as Strata does (see PostgreSQLStore+BatchUpdateExpressions.swift), an insert upserting on
 /// more than one uniqueness constraint or on one that also covers other entities.
 extension PostgreSQLStore {
     /// The most parameters one statement takes (PostgreSQL's limit is 65 535).
     static let maximumParameters = 60_000
 
-    /// Runs a batch update of constants with an exactly compiled predicate as one `UPDATE`.
+    /// Runs a batch update with an exactly compiled predicate, of constants and of expressions
+    /// SQL computes exactly as Strata does (PostgreSQLStore+BatchUpdateExpressions.swift), as one
+    /// `UPDATE`. An expression result PostgreSQL refuses (22003) or a required attribute set to
+    /// nil by one rolls it back and leaves it to Strata (nil).
     func runBatchUpdate(_ request: StoreBatchUpdateRequest) throws -> StoreBatchUpdateResult? {
-        guard request.expressionsToUpdate.isEmpty else { return nil }
         let rows = request.rows
         let compiled = compiledFetch(rows)
         guard compiled.predicateIsExact else { return nil }
@@ -28,22 +31,38 @@ extension PostgreSQLStore {
             parameters.append(try PostgreSQLValueMapping.parameter(value, for: attribute))
             assignments.append("\(try PostgreSQLIdentifier.quoted(column)) = $\(parameters.count)")
         }
+        guard let expressions = try updateExpressions(request, table: plan.table, parameters: &parameters) else { return nil }
+        assignments += expressions.assignments
         let version = "\"\(PostgreSQLTable.versionColumn)\""
         assignments.append("\(version) = \(version) + 1")
         let sql =
             "UPDATE \(plan.table.quotedName) AS \"\(Self.fetchAlias)\" SET \(assignments.joined(separator: ", ")) WHERE \(compiled.whereClause) RETURNING \"\(PostgreSQLTable.primaryKeyColumn)\", \"\(PostgreSQLTable.entityColumn)\", \(version)"
+            + expressions.requiredChecks.map { ", " + $0 }.joined()
         let entities = model.entitiesByName
+        struct LeftToStrata: Error {}
         return try withConnection("Running a batch update of \(rows.entity.name) on the PostgreSQL store", code: StrataError.Code.persistentStoreSave) { connection in
-            try connection.transaction(isolation: .readCommitted) {
-                var updated: [(entity: String, key: Int64, version: Int64)] = []
-                var ids: [ManagedObjectID] = []
-                for row in try connection.execute(sql, parameters: parameters) {
-                    guard let key = try row.int64(0), let name = try row.string(1), let entity = entities[name], let newVersion = try row.int64(2) else { continue }
-                    updated.append((name, key, newVersion))
-                    if request.returnsObjectIDs { ids.append(newObjectID(for: entity, referenceObject: key)) }
+            do {
+                return try connection.transaction(isolation: .readCommitted) {
+                    var updated: [(entity: String, key: Int64, version: Int64)] = []
+                    var ids: [ManagedObjectID] = []
+                    for row in try connection.execute(sql, parameters: parameters) {
+                        guard let key = try row.int64(0), let name = try row.string(1), let entity = entities[name], let newVersion = try row.int64(2) else { continue }
+                        for index in expressions.requiredChecks.indices where try row.bool(3 + index) == true { throw LeftToStrata() }
+                        updated.append((name, key, newVersion))
+                        if request.returnsObjectIDs { ids.append(newObjectID(for: entity, referenceObject: key)) }
+                    }
+                    let names = (Array(request.constantsToUpdate.keys) + Array(request.expressionsToUpdate.keys)).sorted()
+                    let history = try recordHistory(
+                        updated.compactMap { row in
+                            entities[row.entity].map { StoreHistoryChange(objectID: newObjectID(for: $0, referenceObject: row.key), changeType: .update, updatedProperties: names) }
+                        }, author: request.transactionAuthor, contextName: request.contextName, on: connection)
+                    try announce(inserted: [], updated: updated, deleted: [], historyTransactionNumber: history, on: connection)
+                    return StoreBatchUpdateResult(count: updated.count, updatedObjectIDs: ids)
                 }
-                try announce(inserted: [], updated: updated, deleted: [], on: connection)
-                return StoreBatchUpdateResult(count: updated.count, updatedObjectIDs: ids)
+            } catch is LeftToStrata {
+                return nil  // rolled back: a required attribute would be nil
+            } catch let error as PostgreSQLError where !expressions.assignments.isEmpty && error.sqlState == PostgreSQLUpdateExpressions.numericValueOutOfRange {
+                return nil  // rolled back: Strata computes such a value otherwise
             }
         }
     }
@@ -88,6 +107,9 @@ extension PostgreSQLStore {
                 var result = StoreBatchInsertResult()
                 var inserted: [(entity: String, key: Int64)] = []
                 var updated: [(entity: String, key: Int64, version: Int64)] = []
+                // The history's changes, in row order (when the store tracks history).
+                var changes: [StoreHistoryChange] = []
+                let names = attributes.map(\.name)
                 var start = 0
                 while start < request.count {
                     let end = min(start + rowsPerStatement, request.count)
@@ -114,15 +136,18 @@ extension PostgreSQLStore {
                         let id = newObjectID(for: entity, referenceObject: key)
                         if newVersion == 1 {
                             inserted.append((entity.name, key))
+                            if tracksHistory { changes.append(StoreHistoryChange(objectID: id, changeType: .insert)) }
                         } else {
                             updated.append((entity.name, key, newVersion))
                             if request.returnsObjectIDs { result.updatedObjectIDs.append(id) }
+                            if tracksHistory { changes.append(StoreHistoryChange(objectID: id, changeType: .update, updatedProperties: names)) }
                         }
                         if request.returnsObjectIDs { result.objectIDs.append(id) }
                     }
                     start = end
                 }
-                try announce(inserted: inserted, updated: updated, deleted: [], on: connection)
+                let history = try recordHistory(changes, author: request.transactionAuthor, contextName: request.contextName, on: connection)
+                try announce(inserted: inserted, updated: updated, deleted: [], historyTransactionNumber: history, on: connection)
                 return result
             }
         }

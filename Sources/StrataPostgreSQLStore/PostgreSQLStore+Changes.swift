@@ -16,7 +16,7 @@ extension PostgreSQLStore {
 
     /// Sends what a save wrote to the other stores on the namespace, on the save's connection
     /// inside its transaction.
-    func announceChanges(of request: SaveChangesRequest, result: SaveChangesResult, on connection: PostgreSQLConnection) throws {
+    func announceChanges(of request: SaveChangesRequest, result: SaveChangesResult, historyTransactionNumber: Int64?, on connection: PostgreSQLConnection) throws {
         var inserted: [(entity: String, key: Int64)] = []
         for node in request.insertedObjects {
             guard let id = result.permanentIDs[node.objectID] ?? (node.objectID.isTemporaryID ? nil : node.objectID), let key = referenceObject(for: id) else { continue }
@@ -31,17 +31,20 @@ extension PostgreSQLStore {
         let deleted: [(entity: String, key: Int64)] = request.deletedObjects.compactMap { deletion in
             referenceObject(for: deletion.objectID).map { (deletion.objectID.entity.name, $0) }
         }
-        try announce(inserted: inserted, updated: updated, deleted: deleted, on: connection)
+        try announce(inserted: inserted, updated: updated, deleted: deleted, historyTransactionNumber: historyTransactionNumber, on: connection)
     }
 
     /// Sends the rows a transaction wrote to the other stores on the namespace, on its
-    /// connection inside the transaction (delivered at the commit).
+    /// connection inside the transaction (delivered at the commit), with the number of the
+    /// history transaction that recorded them, if any.
     func announce(
         inserted: [(entity: String, key: Int64)], updated: [(entity: String, key: Int64, version: Int64)], deleted: [(entity: String, key: Int64)],
-        on connection: PostgreSQLConnection
+        historyTransactionNumber: Int64? = nil, on connection: PostgreSQLConnection
     ) throws {
         guard !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty else { return }
-        for payload in try PostgreSQLChangeMessage.payloads(origin: changeOrigin, inserted: inserted, updated: updated, deleted: deleted) {
+        for payload in try PostgreSQLChangeMessage.payloads(
+            origin: changeOrigin, inserted: inserted, updated: updated, deleted: deleted, history: historyTransactionNumber)
+        {
             try connection.notify(changeChannel, payload: payload)
         }
     }
@@ -50,10 +53,14 @@ extension PostgreSQLStore {
     /// ``PostgreSQLStoreOption/listensForChanges`` false. Called once the store is open.
     func startListening() throws {
         guard (options[PostgreSQLStoreOption.listensForChanges] as? Bool) ?? true else { return }
+        if tracksHistory {
+            let newest = try newestHistoryNumber()
+            historyCursor.withLock { $0 = max($0, newest) }
+        }
         let listener = try PostgreSQLChangeListener(
             configuration: configuration, channel: changeChannel, origin: changeOrigin,
             handler: { [weak self] message in self?.receive(message) },
-            resumed: {})
+            resumed: { [weak self] in self?.catchUpAfterReconnecting() })
         let previous = changeListener.withLock { slot -> PostgreSQLChangeListener? in
             defer { slot = listener }
             return slot
@@ -72,6 +79,7 @@ extension PostgreSQLStore {
     /// Another store instance committed `message`: its rows, as object IDs of this store, go
     /// to Strata. Entities this model does not have are skipped. Called on the listener's thread.
     private func receive(_ message: PostgreSQLChangeMessage) {
+        if let number = message.history { historyCursor.withLock { $0 = max($0, number) } }
         let entities = model.entitiesByName
         func ids(_ keys: [String: [Int64]]) -> [ManagedObjectID] {
             keys.flatMap { name, keys in entities[name].map { entity in keys.map { newObjectID(for: entity, referenceObject: $0) } } ?? [] }
@@ -81,6 +89,6 @@ extension PostgreSQLStore {
             guard let entity = entities[name], let versions = message.versions[name] else { continue }
             for (key, version) in zip(keys, versions) { updated[newObjectID(for: entity, referenceObject: key)] = version }
         }
-        noteChangesMadeElsewhere(inserted: ids(message.inserted), updated: updated, deleted: ids(message.deleted))
+        noteChangesMadeElsewhere(inserted: ids(message.inserted), updated: updated, deleted: ids(message.deleted), historyTransactionNumber: message.history)
     }
 }

@@ -19,8 +19,12 @@ extension PostgreSQLStore {
     /// results. Reads through the query generation `options` names, if any. Callable from any
     /// thread.
     func matchingRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> [IncrementalStoreNode] {
+        try matchingRows(request, compiled: compiledFetch(request), options: options)
+    }
+
+    /// ``matchingRows(_:options:)`` with the request already compiled.
+    private func matchingRows(_ request: StoreFetchRequest, compiled: PostgreSQLCompiledFetch, options: ReadOptions) throws -> [IncrementalStoreNode] {
         let plan = try plan(for: request.entity)
-        let compiled = compiledFetch(request)
         let sql = "SELECT \(plan.selectList) FROM \(plan.table.quotedName) AS \"\(Self.fetchAlias)\" WHERE \(compiled.whereClause)"
         if compiled.canWindowInSQL {
             return try reading("Fetching \(request.entity.name) rows from the PostgreSQL store", options: options) { connection in
@@ -39,7 +43,7 @@ extension PostgreSQLStore {
     /// when the whole request runs in SQL. Callable from any thread.
     func matchingIDs(_ request: StoreFetchRequest, options: ReadOptions) throws -> [ManagedObjectID] {
         let compiled = compiledFetch(request)
-        guard compiled.canWindowInSQL else { return try matchingRows(request, options: options).map(\.objectID) }
+        guard compiled.canWindowInSQL else { return try matchingRows(request, compiled: compiled, options: options).map(\.objectID) }
         let plan = try plan(for: request.entity)
         let sql =
             "SELECT \"\(PostgreSQLTable.primaryKeyColumn)\", \"\(PostgreSQLTable.entityColumn)\" FROM \(plan.table.quotedName) AS \"\(Self.fetchAlias)\" WHERE \(compiled.whereClause)"
@@ -60,7 +64,7 @@ extension PostgreSQLStore {
     /// Callable from any thread.
     func matchingCount(_ request: StoreFetchRequest, options: ReadOptions) throws -> Int {
         let compiled = compiledFetch(request)
-        guard compiled.predicateIsExact else { return try matchingRows(request, options: options).count }
+        guard compiled.predicateIsExact else { return try matchingRows(request, compiled: compiled, options: options).count }
         let plan = try plan(for: request.entity)
         let sql = "SELECT count(*) FROM \(plan.table.quotedName) AS \"\(Self.fetchAlias)\" WHERE \(compiled.whereClause)"
         let total = try reading("Counting \(request.entity.name) rows in the PostgreSQL store", options: options) { connection in

@@ -19,6 +19,7 @@ extension PostgreSQLStore {
                 try connection.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", parameters: [.text("strata-store:" + schema.namespace)])
                 if let metadata = try readMetadata(on: connection) {
                     try checkCompatibility(metadata)
+                    try prepareHistory(on: connection)
                     return metadata
                 }
                 if isReadOnly {
@@ -33,6 +34,7 @@ extension PostgreSQLStore {
                 metadata[StoreMetadataKey.storeUUID] = UUID().uuidString
                 metadata[StoreMetadataKey.storeType] = Self.typeName
                 try write(metadata, on: connection)
+                try prepareHistory(on: connection)
                 return metadata
             }
         }

@@ -21,7 +21,9 @@ extension PostgreSQLStore {
     ///    pairs.
     /// 4. Deletes, with the same version check (join rows go with the row; to-ones pointing at
     ///    it become NULL).
-    /// 5. The changes announced to the other stores on the namespace (PostgreSQLStore+Changes.swift),
+    /// 5. When the store tracks history, the save recorded as one history transaction
+    ///    (PostgreSQLStore+History.swift), deleted rows' preserved values read as they go.
+    /// 6. The changes announced to the other stores on the namespace (PostgreSQLStore+Changes.swift),
     ///    delivered at the commit.
     ///
     /// A deadlock or serialization failure reported by the server rolls the transaction back and
@@ -79,7 +81,10 @@ extension PostgreSQLStore {
                     error.conflicts = writer.conflicts
                     throw error
                 }
-                try announceChanges(of: request, result: writer.result, on: connection)
+                let history = try recordHistory(
+                    request.historyChanges(permanentIDs: writer.result.permanentIDs, tombstones: writer.tombstones), author: request.transactionAuthor,
+                    contextName: request.contextName, on: connection)
+                try announceChanges(of: request, result: writer.result, historyTransactionNumber: history, on: connection)
                 return writer.result
             }
         }
@@ -95,6 +100,8 @@ struct SaveWriter {
     var result = SaveChangesResult()
     /// Stale updates and deletes found so far.
     var conflicts: [MergeConflict] = []
+    /// The preserved attribute values of the deleted rows, when the store tracks history.
+    var tombstones: [ManagedObjectID: [String: Any]] = [:]
 
     private var pk: String { "\"\(PostgreSQLTable.primaryKeyColumn)\"" }
     private var versionColumn: String { "\"\(PostgreSQLTable.versionColumn)\"" }
@@ -221,7 +228,23 @@ struct SaveWriter {
             parameters.append(.int64(deletion.baseVersion))
             sql += " AND \(versionColumn) = $2"
         }
-        if try connection.execute(sql, parameters: parameters).rowsAffected ?? 0 > 0 { return }
+        // With history, the row's preserved values go into its tombstone.
+        let preserved = store.tracksHistory ? deletion.objectID.entity.attributesPreservedInHistory : []
+        let columns = preserved.compactMap { plan.table.column(forKey: $0.name, ofEntityNamed: deletion.objectID.entity.name) }
+        if !preserved.isEmpty, columns.count == preserved.count {
+            sql += " RETURNING " + (try columns.map { try PostgreSQLIdentifier.quoted($0) }.joined(separator: ", "))
+        }
+        let deleted = try connection.execute(sql, parameters: parameters)
+        if deleted.rowsAffected ?? 0 > 0 {
+            if !preserved.isEmpty, columns.count == preserved.count, let row = deleted.first {
+                var values: [String: Any] = [:]
+                for (index, attribute) in preserved.enumerated() {
+                    if let value = try PostgreSQLValueMapping.value(of: row, column: index, for: attribute) { values[attribute.name] = value }
+                }
+                tombstones[deletion.objectID] = values
+            }
+            return
+        }
         conflicts.append(try conflict(for: deletion.objectID, baseVersion: deletion.baseVersion, objectSnapshot: [:]))
     }
 

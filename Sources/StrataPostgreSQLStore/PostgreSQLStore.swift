@@ -41,6 +41,14 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     /// Whether the store was added with `PersistentStoreOption.readOnly`: saves and metadata
     /// writes are refused (134030), and a namespace without a store is not given one.
     let isReadOnly: Bool
+    /// Whether the store was added with `PersistentStoreOption.persistentHistoryTracking`:
+    /// every write records a history transaction (PostgreSQLStore+History.swift).
+    let tracksHistory: Bool
+    /// What opening found of the namespace's history.
+    let historyState = StrataLock(PostgreSQLHistoryState())
+    /// The newest history transaction this store heard of (read when it starts listening,
+    /// raised by other stores' change messages): where a reconnected listener resumes.
+    let historyCursor = StrataLock<Int64>(0)
 
     /// Creates the store for the `postgresql://` URL `url`; opens no connection (that is
     /// ``loadMetadata()``'s job). Throws 134080 (`persistentStoreOpen`) for a missing or
@@ -71,6 +79,7 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
         let connections = Self.number(options[PostgreSQLStoreOption.maximumConnections]).map { Int(min(max($0, 1), 10_000)) } ?? PostgreSQLStoreOption.defaultMaximumConnections
         self.configuration = configuration
         self.isReadOnly = options[PersistentStoreOption.readOnly] as? Bool ?? false
+        self.tracksHistory = options[PersistentStoreOption.persistentHistoryTracking] as? Bool ?? false
         self.redactedURL = redacted
         self.schema = schema
         self.plans = PostgreSQLEntityPlan.plans(for: model, configurationName: configurationName, schema: schema)
@@ -100,6 +109,32 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     /// `PersistentStoreOption.remoteChangeNotificationPost`.
     public override var reportsChangesMadeElsewhere: Bool { true }
 
+    /// Whether the store keeps a persistent history: it was added with
+    /// `PersistentStoreOption.persistentHistoryTracking` (PostgreSQLStore+History.swift).
+    /// Callable from any thread.
+    public override var keepsPersistentHistory: Bool { tracksHistory }
+
+    /// The history transactions after `bound`, in commit order. Callable from any thread.
+    public override func fetchHistory(after bound: StoreHistoryBound, includingChanges: Bool) throws -> [StoreHistoryTransaction] {
+        try historyTransactions(after: bound, includingChanges: includingChanges)
+    }
+
+    /// The number of history changes after `bound`. Callable from any thread.
+    public override func countOfHistoryChanges(after bound: StoreHistoryBound) throws -> Int {
+        try historyChangeCount(after: bound)
+    }
+
+    /// Deletes the history up to `bound` in one transaction; returns how many changes went.
+    /// Callable from any thread.
+    public override func deleteHistoryTransactions(before bound: StoreHistoryBound) throws -> Int {
+        try deleteHistory(upTo: bound)
+    }
+
+    /// The number of the newest committed history transaction. Callable from any thread.
+    public override func newestHistoryTransactionNumber() throws -> Int64 {
+        try newestHistoryNumber()
+    }
+
     /// Replaces the stored metadata (property-list values only; anything else is refused with
     /// 134070 and nothing is written). Callable from any thread.
     public override func writeMetadata(_ metadata: [String: any Sendable]) throws {
@@ -122,6 +157,12 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
         try matchingCount(request, options: options)
     }
 
+    /// Runs a dictionary fetch in SQL when that gives exactly Strata's results, else nil
+    /// (PostgreSQLStore+Dictionaries.swift). Callable from any thread.
+    public override func fetchDictionaryRows(_ request: StoreDictionaryFetchRequest, options: ReadOptions) throws -> [[Any?]]? {
+        try dictionaryRows(request, options: options)
+    }
+
     /// The current rows of the objects `ids` names that still exist, in any order. Callable
     /// from any thread.
     public override func newValuesForObjects(with ids: [ManagedObjectID], options: ReadOptions) throws -> [IncrementalStoreNode] {
@@ -139,23 +180,31 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     /// Applies a save in one transaction, all or nothing (see PostgreSQLStore+Save.swift).
     /// Callable from any thread.
     public override func save(_ request: SaveChangesRequest) throws -> SaveChangesResult {
-        if isReadOnly { throw readOnlyError() }
+        try checkWritable()
         return try saveChanges(request)
     }
 
-    /// Runs a batch update as one `UPDATE` when it sets constants on rows an exactly compiled
-    /// predicate selects; else nil, and Strata runs it (PostgreSQLStore+BatchRequests.swift).
-    /// Callable from any thread.
+    /// Runs a batch update as one `UPDATE` when an exactly compiled predicate selects its rows
+    /// and it sets constants or expressions SQL computes exactly as Strata does; else nil, and
+    /// Strata runs it (PostgreSQLStore+BatchRequests.swift). Callable from any thread.
     public override func executeBatchUpdate(_ request: StoreBatchUpdateRequest) throws -> StoreBatchUpdateResult? {
-        if isReadOnly { throw readOnlyError() }
+        try checkWritable()
         return try runBatchUpdate(request)
+    }
+
+    /// Runs a batch delete in SQL with the model's delete rules, in one transaction (see
+    /// PostgreSQLStore+BatchDelete.swift); nil, for Strata to run it, when a table or
+    /// relationship it reaches has no storage in this store. Callable from any thread.
+    public override func executeBatchDelete(_ request: StoreBatchDeleteRequest) throws -> StoreBatchDeleteResult? {
+        try checkWritable()
+        return try runBatchDelete(request)
     }
 
     /// Runs a batch insert as `INSERT` statements in one transaction (`ON CONFLICT DO UPDATE`
     /// for one uniqueness constraint); nil, for Strata to run, with several constraints.
     /// Callable from any thread.
     public override func executeBatchInsert(_ request: StoreBatchInsertRequest) throws -> StoreBatchInsertResult? {
-        if isReadOnly { throw readOnlyError() }
+        try checkWritable()
         return try runBatchInsert(request)
     }
 

@@ -157,6 +157,39 @@ enum PostgreSQLValueMapping {
         }
     }
 
+    /// The Swift value of `attribute` that the column form `value` stands for (the inverse of
+    /// ``parameter(_:for:)``; `nil` for `.null`). Throws 134070 naming the attribute for a form
+    /// the attribute cannot hold.
+    static func value(of value: PostgreSQLValue, for attribute: AttributeDescription) throws -> Any? {
+        func damaged() -> StrataError {
+            StrataError(
+                code: StrataError.Code.persistentStoreOperation,
+                message: "A stored value of \(attribute.entity?.name ?? "?").\(attribute.name) is not a \(attribute.type.rawValue)",
+                entityName: attribute.entity?.name, key: attribute.name)
+        }
+        if case .null = value { return nil }
+        switch (attribute.type, value) {
+        case (.integer16, .int64(let int)): return try Int16(exactly: int) ?? { throw damaged() }()
+        case (.integer32, .int64(let int)): return try Int32(exactly: int) ?? { throw damaged() }()
+        case (.integer64, .int64(let int)): return int
+        case (.double, .double(let double)): return double
+        case (.float, .double(let double)): return Float(double)
+        case (.decimal, .text(let text)):
+            if text == "NaN" { return Decimal.nan }
+            return try Decimal(string: text, locale: posix) ?? { throw damaged() }()
+        case (.string, .text(let text)): return text
+        case (.boolean, .bool(let bool)): return bool
+        case (.date, .double(let seconds)): return Date(timeIntervalSinceReferenceDate: seconds)
+        case (.binaryData, .bytes(let data)): return data
+        case (.uuid, .uuid(let uuid)): return uuid
+        case (.uri, .text(let text)): return URL(string: text)
+        case (.transformable, .bytes(let data)):
+            let name = attribute.valueTransformerName ?? AttributeValueTransformers.propertyListTransformerName
+            return try AttributeValueTransformers.transformer(forName: name)?.reverseTransformedValue(data)
+        default: throw damaged()
+        }
+    }
+
     /// `keys` as a PostgreSQL `bigint[]` literal, for a `$n::bigint[]` parameter.
     static func keyArray<Keys: Sequence<Int64>>(_ keys: Keys) -> PostgreSQLValue {
         .text("{" + keys.map(String.init).joined(separator: ",") + "}")

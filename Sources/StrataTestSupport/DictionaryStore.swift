@@ -216,6 +216,40 @@ public final class DictionaryStore: IncrementalStore, @unchecked Sendable {
         return StoreBatchInsertResult(objectIDs: request.returnsObjectIDs ? ids : [])
     }
 
+    /// How many batch deletes the store ran itself (the others Strata ran through `save`).
+    public var batchDeletesRun: Int { batchDeleteCount.withLock { $0 } }
+    private let batchDeleteCount = StrataLock(0)
+
+    /// Runs batch deletes that reach no other row (no cascade, deny or inverse to clear): the
+    /// starting rows removed under the store's lock. Deletes with delete rules to apply are
+    /// left to Strata (nil). Callable from any thread.
+    public override func executeBatchDelete(_ request: StoreBatchDeleteRequest) throws -> StoreBatchDeleteResult? {
+        guard request.cascadeRelationships.isEmpty && request.denyRelationships.isEmpty && request.nullifyRelationships.isEmpty else { return nil }
+        let starting: [ManagedObjectID]
+        if let ids = request.objectIDs {
+            starting = ids
+        } else if let rows = request.rows {
+            starting = try fetchRows(rows, options: .default).map(\.objectID)
+        } else {
+            return nil
+        }
+        let deleted = state.withLock { current -> [ManagedObjectID] in
+            var deleted: [ManagedObjectID] = []
+            for id in starting {
+                let root = id.entity.rootEntity.name
+                guard let key = referenceObject(for: id), let row = current.rows[root]?[key], row.entity === id.entity else { continue }
+                current.rows[root]?[key] = nil
+                for relationship in row.entity.relationshipsByName.values where relationship.isToMany {
+                    current.lists[Self.relationshipKey(relationship)]?[key] = nil
+                }
+                deleted.append(id)
+            }
+            return deleted
+        }
+        batchDeleteCount.withLock { $0 += 1 }
+        return StoreBatchDeleteResult(count: deleted.count, deletedObjectIDs: request.returnsObjectIDs ? deleted : [])
+    }
+
     public override func save(_ request: SaveChangesRequest) throws -> SaveChangesResult {
         try state.withLock { current in
             var working = current

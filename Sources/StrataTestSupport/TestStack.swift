@@ -15,9 +15,11 @@ public final class TestStack: @unchecked Sendable {
         case postgreSQL
         /// Every kind; PostgreSQL only when the tests have a server (not with `STRATA_SKIP_POSTGRESQL=1`).
         public static var allCases: [Kind] { PostgreSQLTestDatabase.isSkipped ? [.sqlite, .inMemory] : [.sqlite, .inMemory, .postgreSQL] }
-        /// The kinds that keep a persistent history and post remote-change notifications for
-        /// this process's saves (the PostgreSQL store does neither yet: see docs/postgresql.md).
-        public static let keepingHistory: [Kind] = [.sqlite, .inMemory]
+        /// The kinds that keep a persistent history: every kind.
+        public static var keepingHistory: [Kind] { allCases }
+        /// The kinds that post `.persistentStoreRemoteChange` for this coordinator's own saves
+        /// (the PostgreSQL store posts for other processes' commits only: see docs/postgresql.md).
+        public static let postingOwnRemoteChanges: [Kind] = [.sqlite, .inMemory]
         public var description: String {
             switch self {
             case .sqlite: return "SQLite"

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A root context as the coordinator sees it when a store reports changes made outside the
-/// coordinator (``IncrementalStore/noteChangesMadeElsewhere(inserted:updated:deleted:)``).
+/// coordinator (``IncrementalStore/noteChangesMadeElsewhere(inserted:updated:deleted:historyTransactionNumber:)``).
 /// Declared here so that the coordinator never uses `Context/`; `ManagedObjectContext`
 /// implements it (Sources/Strata/Context/ManagedObjectContext+Merge.swift). Called from any
 /// thread; the receiver does its work on its own queue.
@@ -35,7 +35,11 @@ extension PersistentStoreCoordinator {
             receiver.receiveChangesMadeElsewhere(inserted: inserted, updated: updated, deleted: deleted)
         }
         if store.options.postsRemoteChangeNotifications {
-            NotificationCenter.default.post(name: .persistentStoreRemoteChange, object: self, userInfo: [RemoteChangeKey.storeUUID: store.identifier])
+            var info: [AnyHashable: Any] = [RemoteChangeKey.storeUUID: store.identifier]
+            if let number = changes.historyTransactionNumber, store.incrementalStore.keepsPersistentHistory {
+                info[RemoteChangeKey.historyToken] = PersistentHistoryToken(store: store.identifier, transactionNumber: number)
+            }
+            NotificationCenter.default.post(name: .persistentStoreRemoteChange, object: self, userInfo: info)
         }
     }
 }

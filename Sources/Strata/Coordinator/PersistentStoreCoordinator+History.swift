@@ -39,19 +39,34 @@ extension PersistentStoreCoordinator {
     }
 
     /// Checks a store's history options when it is added, and starts its remote-change
-    /// notifications when asked. A store class of the public seam keeps no history: asking it
-    /// for either option is an error (134000-range `persistentStoreInvalidType`), except
-    /// remote-change notifications from one that reports changes made elsewhere.
+    /// notifications when asked. A store class of the public seam keeps a history only when it
+    /// says so (``IncrementalStore/keepsPersistentHistory``) and posts remote-change
+    /// notifications only when it reports changes made elsewhere; asking one for what it does
+    /// not do is an error (134000-range `persistentStoreInvalidType`).
     func startHistory(for store: PersistentStore) throws {
         let options = store.options
         guard options.tracksPersistentHistory || options.postsRemoteChangeNotifications else { return }
+        if store.backend is IncrementalStoreBackend {
+            // It posts for other processes' commits (PersistentStoreCoordinator+ChangesElsewhere.swift).
+            let incremental = store.incrementalStore
+            if options.tracksPersistentHistory && !incremental.keepsPersistentHistory {
+                throw StrataError(
+                    code: StrataError.Code.persistentStoreInvalidType,
+                    message: "Store type '\(store.type.rawValue)' keeps no persistent history: persistentHistoryTracking needs a store that keeps one (.sqlite, .inMemory, .postgreSQL)",
+                    url: store.url)
+            }
+            if options.postsRemoteChangeNotifications && !incremental.reportsChangesMadeElsewhere {
+                throw StrataError(
+                    code: StrataError.Code.persistentStoreInvalidType,
+                    message: "Store type '\(store.type.rawValue)' does not report changes made elsewhere: remoteChangeNotificationPost needs a store that does",
+                    url: store.url)
+            }
+            return
+        }
         guard let history = store.backend as? any HistoryStoreBackend else {
-            // A store of the public seam that reports other processes' changes posts for those
-            // (see PersistentStoreCoordinator+ChangesElsewhere.swift); it keeps no history.
-            if !options.tracksPersistentHistory, store.incrementalStore.reportsChangesMadeElsewhere { return }
             throw StrataError(
                 code: StrataError.Code.persistentStoreInvalidType,
-                message: "Store type '\(store.type.rawValue)' keeps no persistent history: persistentHistoryTracking and remoteChangeNotificationPost need a .sqlite or .inMemory store",
+                message: "Store type '\(store.type.rawValue)' keeps no persistent history: persistentHistoryTracking and remoteChangeNotificationPost need a store that keeps one",
                 url: store.url)
         }
         guard options.postsRemoteChangeNotifications else { return }

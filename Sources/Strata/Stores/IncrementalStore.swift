@@ -33,7 +33,7 @@ import StrataLocks
 ///   delete was based on, and throws ``StrataError`` 133020 with ``MergeConflict``s when the row
 ///   moved on, so merge policies resolve conflicts for every store alike.
 /// - Changes other processes or servers commit reach Strata through
-///   ``noteChangesMadeElsewhere(inserted:updated:deleted:)``: contexts that merge automatically
+///   ``noteChangesMadeElsewhere(inserted:updated:deleted:historyTransactionNumber:)``: contexts that merge automatically
 ///   merge them, as Core Data's incremental stores would have to arrange by hand.
 /// - Query generations: a store that cannot hold an old state keeps the default
 ///   ``pinGeneration()``, and pinned contexts then read its current state (as for Core Data's
@@ -57,7 +57,7 @@ open class IncrementalStore: @unchecked Sendable {
     /// The identity shared by every object ID of this store (from the metadata's UUID).
     let token: StoreToken
     private let metadataLock = StrataLock<[String: any Sendable]>([:])
-    /// Where ``noteChangesMadeElsewhere(inserted:updated:deleted:)`` reports to: set by the
+    /// Where ``noteChangesMadeElsewhere(inserted:updated:deleted:historyTransactionNumber:)`` reports to: set by the
     /// coordinator the store is added to, cleared when it is removed.
     let changesElsewhereHandler = StrataLock<(@Sendable (ChangesMadeElsewhere) -> Void)?>(nil)
 
@@ -152,10 +152,77 @@ open class IncrementalStore: @unchecked Sendable {
     /// out, and version 1.
     open func executeBatchInsert(_ request: StoreBatchInsertRequest) throws -> StoreBatchInsertResult? { nil }
 
+    /// Runs a batch delete itself, in one transaction (a few `DELETE` and `UPDATE` statements
+    /// for a store that speaks SQL), with the delete rules the request lists, or returns nil to
+    /// have Strata run it: by reading the starting rows, the rows their cascades reach and the
+    /// partners that lose one, and saving that as one change set through ``save(_:)`` with
+    /// optimistic locking. All of it or none of it: a `deny` rule that refuses throws and
+    /// deletes nothing. The default returns nil. A store that runs it gives every row that
+    /// stays but lost a partner a new version. Called by the coordinator on the executing
+    /// context's queue; stores are called from many threads at once.
+    open func executeBatchDelete(_ request: StoreBatchDeleteRequest) throws -> StoreBatchDeleteResult? { nil }
+
+    /// Runs a dictionary fetch itself (one `SELECT … GROUP BY` for a store that speaks SQL) and
+    /// returns its result rows — for each row the value of every column of
+    /// ``StoreDictionaryFetchRequest/columns``, in order: an attribute's, minimum's or maximum's
+    /// value in the attribute's Swift type (as ``IncrementalStoreNode/value(forKey:)`` gives
+    /// values), a count or sum as `Int64` (a sum of floating-point values, or one beyond 64 bits,
+    /// as `Double`), an average as `Double`, nil for no value — or returns nil to have Strata
+    /// compute it over the rows ``fetchRows(_:options:)`` returns for the request's `rows`. The
+    /// results must be exactly Strata's (see ``StoreDictionaryFetchRequest``). Reads through the
+    /// query generation `options` names, if any. The default returns nil. Callable from any
+    /// thread.
+    open func fetchDictionaryRows(_ request: StoreDictionaryFetchRequest, options: ReadOptions) throws -> [[Any?]]? { nil }
+
     /// Whether the store reports changes other processes or servers make to its data, through
-    /// ``noteChangesMadeElsewhere(inserted:updated:deleted:)``. Such a store may be added with
+    /// ``noteChangesMadeElsewhere(inserted:updated:deleted:historyTransactionNumber:)``. Such a store may be added with
     /// ``PersistentStoreOption/remoteChangeNotificationPost``. Default false.
     open var reportsChangesMadeElsewhere: Bool { false }
+
+    // MARK: Persistent history
+
+    /// Whether the store keeps a persistent history now: true when it was added with
+    /// ``PersistentStoreOption/persistentHistoryTracking`` and records every save and batch
+    /// request in its history (with ``SaveChangesRequest/historyChanges(permanentIDs:tombstones:)``,
+    /// in the same transaction, numbered in commit order) and answers the four history methods
+    /// below. Default false: adding the store with tracking on is then refused (134000-range
+    /// `persistentStoreInvalidType`). Callable from any thread.
+    open var keepsPersistentHistory: Bool { false }
+
+    /// The transactions after `bound` (numbered above it, or committed after its date), in
+    /// commit order, with their changes when `includingChanges`. Called only when
+    /// ``keepsPersistentHistory``; the default throws 134070. Callable from any thread.
+    open func fetchHistory(after bound: StoreHistoryBound, includingChanges: Bool) throws -> [StoreHistoryTransaction] {
+        throw historyNotKept()
+    }
+
+    /// The number of changes in the transactions after `bound`. Called only when
+    /// ``keepsPersistentHistory``; the default throws 134070. Callable from any thread.
+    open func countOfHistoryChanges(after bound: StoreHistoryBound) throws -> Int {
+        throw historyNotKept()
+    }
+
+    /// Deletes, in one transaction, the transactions numbered up to and including `bound`'s
+    /// number (or committed before its date) with their changes, and returns how many changes
+    /// went. Called only when ``keepsPersistentHistory``; the default throws 134070. Callable
+    /// from any thread.
+    open func deleteHistoryTransactions(before bound: StoreHistoryBound) throws -> Int {
+        throw historyNotKept()
+    }
+
+    /// The number of the last transaction recorded (0 when none; numbers stay rising after a
+    /// deletion of history). Called only when ``keepsPersistentHistory``; the default throws
+    /// 134070. Callable from any thread.
+    open func newestHistoryTransactionNumber() throws -> Int64 {
+        throw historyNotKept()
+    }
+
+    /// The error of a history method on a store that keeps no history.
+    private func historyNotKept() -> StrataError {
+        StrataError(
+            code: StrataError.Code.persistentStoreOperation,
+            message: "\(type(of: self)) keeps no persistent history (add the store with PersistentStoreOption.persistentHistoryTracking)", url: url)
+    }
 
     // MARK: Changes made elsewhere
 
@@ -167,13 +234,19 @@ open class IncrementalStore: @unchecked Sendable {
     /// `automaticallyMergesChangesFromParent` (as a did-save of another context is merged, on
     /// each context's queue, without waiting), and posts `.persistentStoreRemoteChange` when
     /// the store was added with ``PersistentStoreOption/remoteChangeNotificationPost``.
+    /// A store that keeps a persistent history passes the number of the history transaction
+    /// that recorded the changes as `historyTransactionNumber`: the notification then carries
+    /// its ``PersistentStoreCoordinator/RemoteChangeKey/historyToken``.
     /// Callable from any thread, once the store was added; IDs of other stores are ignored.
-    public final func noteChangesMadeElsewhere(inserted: [ManagedObjectID], updated: [ManagedObjectID: Int64], deleted: [ManagedObjectID]) {
+    public final func noteChangesMadeElsewhere(
+        inserted: [ManagedObjectID], updated: [ManagedObjectID: Int64], deleted: [ManagedObjectID], historyTransactionNumber: Int64? = nil
+    ) {
         guard !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty, let handler = changesElsewhereHandler.withLock({ $0 }) else { return }
         let mine = { (id: ManagedObjectID) in id.store === self.token }
         handler(
             ChangesMadeElsewhere(
-                inserted: inserted.filter(mine), updated: updated.filter { mine($0.key) }, deleted: deleted.filter(mine)))
+                inserted: inserted.filter(mine), updated: updated.filter { mine($0.key) }, deleted: deleted.filter(mine),
+                historyTransactionNumber: historyTransactionNumber))
     }
 
     // MARK: Core Data's one-object forms
@@ -250,12 +323,14 @@ open class IncrementalStore: @unchecked Sendable {
 }
 
 /// Changes a store reports as made outside its coordinator
-/// (``IncrementalStore/noteChangesMadeElsewhere(inserted:updated:deleted:)``).
+/// (``IncrementalStore/noteChangesMadeElsewhere(inserted:updated:deleted:historyTransactionNumber:)``).
 struct ChangesMadeElsewhere: Sendable {
     let inserted: [ManagedObjectID]
     /// Updated objects and their new row versions.
     let updated: [ManagedObjectID: Int64]
     let deleted: [ManagedObjectID]
+    /// The history transaction that recorded them, when the store keeps a history.
+    let historyTransactionNumber: Int64?
 }
 
 /// The pinned state of a store that cannot hold an old state: it holds nothing, and reads through

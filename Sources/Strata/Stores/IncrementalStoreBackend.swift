@@ -38,9 +38,20 @@ final class IncrementalStoreBackend: StoreBackend {
         try store.countRows(StoreFetchRequest(plan: plan), options: options)
     }
 
-    /// The visible columns of a dictionary fetch's result rows, computed by the in-memory
-    /// engine over the rows the plan's row part matches.
+    /// The visible columns of a dictionary fetch's result rows: run by the store when it can
+    /// (``IncrementalStore/fetchDictionaryRows(_:options:)``, for simple plans), else computed
+    /// by the in-memory engine over the rows the plan's row part matches.
     func fetchDictionaryRows(_ plan: DictionaryPlan, options: ReadOptions) throws -> [[RowEvaluator.Operand]] {
+        if let request = StoreDictionaryFetchRequest(plan: plan), let rows = try store.fetchDictionaryRows(request, options: options) {
+            return try rows.map { row in
+                guard row.count == request.columns.count else {
+                    throw StrataError(
+                        code: StrataError.Code.persistentStoreOperation,
+                        message: "\(type(of: store)).fetchDictionaryRows(_:options:) returned a row of \(row.count) values for \(request.columns.count) columns", url: store.url)
+                }
+                return try zip(row, request.columns).map { value, term in .value(try StoreDictionaryFetchRequest.stored(value, for: term, store: store)) }
+            }
+        }
         let whole = plan.rows.with(limit: 0, offset: 0)
         let resolver = NodeResolver(store: store, options: options)
         let rows: [any EvaluationRow] = try fetchRows(whole, options: options).map { NodeRow(node: $0, resolver: resolver) }
@@ -52,21 +63,37 @@ final class IncrementalStoreBackend: StoreBackend {
     /// A batch update: run by the store when it can (``IncrementalStore/executeBatchUpdate(_:)``),
     /// else the matching rows read and saved back with their new values.
     func batchUpdate(_ plan: BatchUpdatePlan, origin: TransactionOrigin) throws -> BatchUpdateOutcome {
-        if let result = try store.executeBatchUpdate(StoreBatchUpdateRequest(plan: plan)) {
+        if let result = try store.executeBatchUpdate(StoreBatchUpdateRequest(plan: plan, origin: origin)) {
             return BatchUpdateOutcome(count: result.count, ids: plan.returnsObjectIDs ? result.updatedObjectIDs : [])
         }
         return try plan.runByRows(on: self, store: store, origin: origin)
     }
 
-    /// A batch delete: the rows it reaches read and deleted as one save.
+    /// A batch delete: run by the store when it can (``IncrementalStore/executeBatchDelete(_:)``),
+    /// else the rows it reaches read and deleted as one save. A store's result must name as many
+    /// deleted objects as it counts when they are asked for.
     func batchDelete(_ plan: BatchDeletePlan, origin: TransactionOrigin) throws -> BatchDeleteOutcome {
-        try plan.runByRows(on: self, origin: origin)
+        guard let result = try store.executeBatchDelete(StoreBatchDeleteRequest(plan: plan, store: token, origin: origin)) else {
+            return try plan.runByRows(on: self, origin: origin)
+        }
+        guard !plan.returnsObjectIDs || result.deletedObjectIDs.count == result.count else {
+            throw StrataError(
+                code: StrataError.Code.persistentStoreOperation,
+                message: "\(type(of: store)).executeBatchDelete(_:) named \(result.deletedObjectIDs.count) deleted objects for a count of \(result.count)",
+                entityName: plan.entity.name, url: store.url)
+        }
+        var outcome = BatchDeleteOutcome(count: result.count, deleted: plan.returnsObjectIDs ? result.deletedObjectIDs : [])
+        if plan.returnsChangedIDs {
+            outcome.changed = result.changedObjectIDs
+            outcome.changedProperties = result.lostRelationships
+        }
+        return outcome
     }
 
     /// A batch insert: run by the store when it can (``IncrementalStore/executeBatchInsert(_:)``),
     /// else the rows saved as one change set, upserts as updates.
     func batchInsert(_ plan: BatchInsertPlan, origin: TransactionOrigin) throws -> BatchInsertOutcome {
-        guard plan.count > 0, let result = try store.executeBatchInsert(StoreBatchInsertRequest(plan: plan)) else {
+        guard plan.count > 0, let result = try store.executeBatchInsert(StoreBatchInsertRequest(plan: plan, origin: origin)) else {
             return try plan.runByRows(on: self, origin: origin)
         }
         guard !plan.returnsObjectIDs || result.objectIDs.count == plan.count else {

@@ -9,8 +9,19 @@ import Foundation
 public struct StoreBatchInsertRequest: @unchecked Sendable {
     // @unchecked Sendable: immutable; holds frozen model descriptions and stored values.
     let plan: BatchInsertPlan
+    let origin: TransactionOrigin
 
-    init(plan: BatchInsertPlan) { self.plan = plan }
+    init(plan: BatchInsertPlan, origin: TransactionOrigin = TransactionOrigin()) {
+        self.plan = plan
+        self.origin = origin
+    }
+
+    /// The ``ManagedObjectContext/transactionAuthor`` of the context running the request (a
+    /// store that keeps a persistent history records it with the transaction).
+    public var transactionAuthor: String? { origin.author }
+
+    /// The ``ManagedObjectContext/name`` of the context running the request.
+    public var contextName: String? { origin.contextName }
 
     /// The entity of every row.
     public var entity: EntityDescription { plan.entity }

@@ -8,8 +8,19 @@ import Foundation
 public struct StoreBatchUpdateRequest: @unchecked Sendable {
     // @unchecked Sendable: immutable; holds frozen model descriptions and parsed expressions.
     let plan: BatchUpdatePlan
+    let origin: TransactionOrigin
 
-    init(plan: BatchUpdatePlan) { self.plan = plan }
+    init(plan: BatchUpdatePlan, origin: TransactionOrigin = TransactionOrigin()) {
+        self.plan = plan
+        self.origin = origin
+    }
+
+    /// The ``ManagedObjectContext/transactionAuthor`` of the context running the request (a
+    /// store that keeps a persistent history records it with the transaction).
+    public var transactionAuthor: String? { origin.author }
+
+    /// The ``ManagedObjectContext/name`` of the context running the request.
+    public var contextName: String? { origin.contextName }
 
     /// The rows to update, as a fetch request (entity, predicate, sub-entities; no order and
     /// no window): run it like ``IncrementalStore/fetchRows(_:options:)`` does.

@@ -4,7 +4,7 @@ import StrataLocks
 import StrataTestSupport
 import Testing
 
-/// Persistent history (issue #14, item 6) on both stores. Core Data's facts come from Apple's
+/// Persistent history (issue #14, item 6) on every store (PostgreSQL too, issue #18). Core Data's facts come from Apple's
 /// documentation pages "Persistent history", NSPersistentHistoryChangeRequest,
 /// NSPersistentHistoryTransaction, NSPersistentHistoryChange, NSPersistentHistoryToken,
 /// NSPersistentHistoryResultType, NSPersistentHistoryTrackingKey,
@@ -414,7 +414,7 @@ struct PersistentHistoryTests {
         #expect(try Self.transactions(.fetchHistory(after: token), in: stack).isEmpty)
     }
 
-    @Test("history requests need tracking; a store class of the public seam refuses it", arguments: TestStack.Kind.keepingHistory)
+    @Test("history requests need tracking; a store class of the public seam that keeps none refuses it", arguments: TestStack.Kind.keepingHistory)
     func trackingRequired(kind: TestStack.Kind) throws {
         let stack = try TestStack(model: Self.model(), kind: kind)
         #expect(stack.coordinator.currentPersistentHistoryToken() == nil)
@@ -455,7 +455,7 @@ struct PersistentHistoryTests {
         }
     }
 
-    @Test("remoteChangeNotificationPost: one notification per transaction, in order, with its token and store", arguments: TestStack.Kind.keepingHistory)
+    @Test("remoteChangeNotificationPost: one notification per transaction, in order, with its token and store", arguments: TestStack.Kind.postingOwnRemoteChanges)
     func remoteChangeForOwnSaves(kind: TestStack.Kind) throws {
         let stack = try Self.stack(kind, posting: true)
         let changes = RemoteChanges(stack.coordinator)
@@ -470,7 +470,7 @@ struct PersistentHistoryTests {
         #expect(received.allSatisfy { $0.store == identifier })
     }
 
-    @Test("remoteChangeNotificationPost without tracking: notifications name the store and carry no token", arguments: TestStack.Kind.keepingHistory)
+    @Test("remoteChangeNotificationPost without tracking: notifications name the store and carry no token", arguments: TestStack.Kind.postingOwnRemoteChanges)
     func remoteChangeWithoutHistory(kind: TestStack.Kind) throws {
         let stack = try TestStack(model: Self.model(), kind: kind, options: [PersistentStoreOption.remoteChangeNotificationPost: true])
         let changes = RemoteChanges(stack.coordinator)

@@ -191,6 +191,54 @@ struct StoreConformanceTests {
         }
     }
 
+    // Core Data: NSBatchDeleteRequest applies the delete rules (NSDeleteRule: cascade deletes
+    // the destinations, nullify removes the deleted object from the inverse, deny refuses the
+    // whole delete while the relationship holds an object) and counts cascaded objects;
+    // NSBatchUpdateRequest evaluates its expressions on each row (`age * 2 + 1`, a division
+    // giving a double). Whichever store runs them — SQL, or Strata on the store's primitives —
+    // the rows left are the same.
+    @Test("batch deletes with delete rules and batch updates by expression", arguments: Kind.tested)
+    func batchDeleteRulesAndExpressions(kind: Kind) throws {
+        let directory = try StoreLocation(kind)
+        let model = Self.peopleModel()
+        model.entitiesByName["Team"]?.relationshipsByName["members"]?.deleteRule = .deny
+        let coordinator = try Self.coordinator(kind, model: model, directory: directory)
+        try Self.seedPeople(Self.context(coordinator), model: model)
+        let context = Self.context(coordinator)
+        func request(_ entity: String, _ format: String) -> FetchRequest<ManagedObject> {
+            let request = FetchRequest<ManagedObject>(entityName: entity)
+            request.predicate = ObjectPredicate(format: format)
+            return request
+        }
+        try context.performAndWait {
+            // Deny: the red team still has members; nothing is deleted.
+            let denied = try #require(throws: StrataError.self) { try context.execute(BatchDeleteRequest(fetchRequest: request("Team", "name == 'red'"))) }
+            #expect(denied.code == StrataError.Code.validationRelationshipDeniedDelete && denied.key == "members")
+            #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Team")) == 2)
+            // Nullify: deleting red's members takes them out of the team, which stays.
+            let members = BatchDeleteRequest(fetchRequest: request("Person", "team.name == 'red'"))
+            members.resultType = .resultTypeCount
+            let deleted = try context.execute(members) as? BatchDeleteResult
+            #expect(deleted?.result as? Int == 5)
+            let red = try #require(try context.fetch(request("Team", "name == 'red'")).first)
+            context.refresh(red, mergeChanges: false)
+            #expect((red.value(forKey: "members") as? Set<ManagedObject>)?.isEmpty == true)
+            // Now red may go.
+            let empty = try context.execute(BatchDeleteRequest(fetchRequest: request("Team", "name == 'red'"))) as? BatchDeleteResult
+            #expect(empty?.result as? Bool == true)
+            // Expressions on the rows left (the blue ones, aged 21, 23, …, 29).
+            let update = BatchUpdateRequest(entityName: "Person")
+            update.predicate = ObjectPredicate(format: "age >= 23")
+            update.propertiesToUpdate = ["age": ObjectExpression(format: "age * 2 + 1"), "score": ObjectExpression(format: "age / 4")]
+            _ = try context.execute(update)
+            let people = try context.fetch(request("Person", "TRUEPREDICATE"))
+            for person in people { context.refresh(person, mergeChanges: false) }
+            let rows = people.map { ($0.value(forKey: "age") as? Int64 ?? -1, $0.value(forKey: "score") as? Double ?? -1) }.sorted { $0.0 < $1.0 }
+            #expect(rows.map(\.0) == [21, 47, 51, 55, 59])
+            #expect(rows.map(\.1) == [0.5, 5.75, 6.25, 6.75, 7.25])  // 21 kept its score (p1: 0.5)
+        }
+    }
+
     // Core Data: optimistic locking. A context saving a change to an object another context
     // changed and saved since it read it gets NSManagedObjectMergeError (133020) under the
     // error policy; mergeByPropertyObjectTrump lets its change win.

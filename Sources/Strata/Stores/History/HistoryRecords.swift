@@ -30,18 +30,26 @@ struct HistoryTransactionRecord: @unchecked Sendable {
     var changes: [(changeID: Int64, record: HistoryChangeRecord)]?
 }
 
-/// Which part of a store's history a request reads or deletes.
-enum HistoryBound: Sendable {
+/// Which part of a store's history a request reads or deletes: what a history request names,
+/// as every store receives it (``IncrementalStore/fetchHistory(after:includingChanges:)``,
+/// ``IncrementalStore/deleteHistoryTransactions(before:)``).
+///
+/// A `Sendable` value: use it on any thread.
+public enum StoreHistoryBound: Sendable, Hashable {
     /// Transactions numbered above (fetch) or up to and including (delete) this number.
     case transactionNumber(Int64)
     /// Transactions committed after (fetch) or before (delete) this date.
     case date(Date)
 }
 
+/// The name the built-in stores use for ``StoreHistoryBound``.
+typealias HistoryBound = StoreHistoryBound
+
 /// What a store that keeps a persistent history does for its coordinator. The SQLite store
 /// keeps it in its own tables (written in the save's transaction), the in-memory store in
-/// memory; stores written against the public seam keep none (tracking on them is refused when
-/// they are added). Thread-safe.
+/// memory; a store written against the public seam keeps it when it overrides
+/// ``IncrementalStore/keepsPersistentHistory`` (IncrementalStoreBackend+History.swift adapts
+/// it; tracking on one that does not is refused when it is added). Thread-safe.
 protocol HistoryStoreBackend: AnyObject, Sendable {
     /// Whether the store was added with ``PersistentStoreOption/persistentHistoryTracking``.
     var tracksHistory: Bool { get }
