@@ -153,10 +153,13 @@ extension PostgreSQLStore {
         let tombstones = tracksHistory ? try historyTombstones(of: doomed, on: connection) : [:]
         for delete in program.deletes(doomed) { try connection.execute(delete.sql, parameters: delete.parameters) }
         let deleted = try doomed.rows.map { try objectID($0.entity, $0.key) }
-        let history = try recordHistory(
-            deleted.map { StoreHistoryChange(objectID: $0, changeType: .delete, tombstone: tombstones[$0]) }
-                + changed.map { StoreHistoryChange(objectID: $0, changeType: .update, updatedProperties: lost[$0]) },
-            author: request.transactionAuthor, contextName: request.contextName, on: connection)
+        var history: Int64?
+        if tracksHistory {
+            history = try recordHistory(
+                deleted.map { StoreHistoryChange(objectID: $0, changeType: .delete, tombstone: tombstones[$0]) }
+                    + changed.map { StoreHistoryChange(objectID: $0, changeType: .update, updatedProperties: lost[$0]) },
+                author: request.transactionAuthor, contextName: request.contextName, on: connection)
+        }
         try announce(
             inserted: [], updated: try changed.map { ($0.entity.name, try key(of: $0), versions[$0] ?? Int64.max) },
             deleted: doomed.rows.map { ($0.entity, $0.key) }, historyTransactionNumber: history, on: connection)

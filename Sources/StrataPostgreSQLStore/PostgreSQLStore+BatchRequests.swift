@@ -51,11 +51,14 @@ extension PostgreSQLStore {
                         updated.append((name, key, newVersion))
                         if request.returnsObjectIDs { ids.append(newObjectID(for: entity, referenceObject: key)) }
                     }
-                    let names = (Array(request.constantsToUpdate.keys) + Array(request.expressionsToUpdate.keys)).sorted()
-                    let history = try recordHistory(
-                        updated.compactMap { row in
-                            entities[row.entity].map { StoreHistoryChange(objectID: newObjectID(for: $0, referenceObject: row.key), changeType: .update, updatedProperties: names) }
-                        }, author: request.transactionAuthor, contextName: request.contextName, on: connection)
+                    var history: Int64?
+                    if tracksHistory {
+                        let names = (Array(request.constantsToUpdate.keys) + Array(request.expressionsToUpdate.keys)).sorted()
+                        history = try recordHistory(
+                            updated.compactMap { row in
+                                entities[row.entity].map { StoreHistoryChange(objectID: newObjectID(for: $0, referenceObject: row.key), changeType: .update, updatedProperties: names) }
+                            }, author: request.transactionAuthor, contextName: request.contextName, on: connection)
+                    }
                     try announce(inserted: [], updated: updated, deleted: [], historyTransactionNumber: history, on: connection)
                     return StoreBatchUpdateResult(count: updated.count, updatedObjectIDs: ids)
                 }

@@ -81,9 +81,12 @@ extension PostgreSQLStore {
                     error.conflicts = writer.conflicts
                     throw error
                 }
-                let history = try recordHistory(
-                    request.historyChanges(permanentIDs: writer.result.permanentIDs, tombstones: writer.tombstones), author: request.transactionAuthor,
-                    contextName: request.contextName, on: connection)
+                var history: Int64?
+                if tracksHistory {
+                    history = try recordHistory(
+                        request.historyChanges(permanentIDs: writer.result.permanentIDs, tombstones: writer.tombstones), author: request.transactionAuthor,
+                        contextName: request.contextName, on: connection)
+                }
                 try announceChanges(of: request, result: writer.result, historyTransactionNumber: history, on: connection)
                 return writer.result
             }
