@@ -26,6 +26,9 @@ struct PostgreSQLEntityPlan: @unchecked Sendable {
         let columnIndex: Int
         /// What the property is.
         let kind: Kind
+        /// Its position among the node's attribute values or to-one targets
+        /// (`IncrementalStoreNode.storedAttributes(of:)`, `.toOneRelationships(of:)`).
+        let nodeSlot: Int
     }
 
     /// The entity.
@@ -38,6 +41,10 @@ struct PostgreSQLEntityPlan: @unchecked Sendable {
     let fields: [Field]
     /// The names of the entity and of every entity below it, the entity first.
     let entityNames: [String]
+    /// How many attribute values a node of the entity has.
+    let attributeCount: Int
+    /// How many to-one targets a node of the entity has.
+    let toOneCount: Int
 
     /// A plan for every entity of `configurationName` that `schema` stores, by entity name.
     /// Pure; callable from any thread (the model is frozen by then).
@@ -48,17 +55,21 @@ struct PostgreSQLEntityPlan: @unchecked Sendable {
             var indexByColumn: [String: Int] = [:]
             for (index, column) in table.columns.enumerated() { indexByColumn[column.name] = 3 + index }
             var fields: [Field] = []
+            let attributeSlots = Dictionary(
+                IncrementalStoreNode.storedAttributes(of: entity).enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { first, _ in first })
+            let toOneSlots = Dictionary(
+                IncrementalStoreNode.toOneRelationships(of: entity).enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { first, _ in first })
             for attribute in entity.attributesByName.values.sorted(by: { $0.name < $1.name }) where !attribute.isTransient {
                 guard let column = table.column(forKey: attribute.name, ofEntityNamed: entity.name), let index = indexByColumn[column],
-                    let quoted = try? PostgreSQLIdentifier.quoted(column)
+                    let quoted = try? PostgreSQLIdentifier.quoted(column), let slot = attributeSlots[attribute.name]
                 else { continue }
-                fields.append(Field(key: attribute.name, quotedColumn: quoted, columnIndex: index, kind: .attribute(attribute)))
+                fields.append(Field(key: attribute.name, quotedColumn: quoted, columnIndex: index, kind: .attribute(attribute), nodeSlot: slot))
             }
             for relationship in entity.relationshipsByName.values.sorted(by: { $0.name < $1.name }) where !relationship.isTransient && !relationship.isToMany {
                 guard let column = table.column(forKey: relationship.name, ofEntityNamed: entity.name), let index = indexByColumn[column],
-                    let quoted = try? PostgreSQLIdentifier.quoted(column)
+                    let quoted = try? PostgreSQLIdentifier.quoted(column), let slot = toOneSlots[relationship.name]
                 else { continue }
-                fields.append(Field(key: relationship.name, quotedColumn: quoted, columnIndex: index, kind: .toOne(relationship)))
+                fields.append(Field(key: relationship.name, quotedColumn: quoted, columnIndex: index, kind: .toOne(relationship), nodeSlot: slot))
             }
             let fixed = [PostgreSQLTable.primaryKeyColumn, PostgreSQLTable.entityColumn, PostgreSQLTable.versionColumn].map { "\"\($0)\"" }
             let selectList = (fixed + table.columns.map(\.quotedName)).joined(separator: ", ")
@@ -69,7 +80,9 @@ struct PostgreSQLEntityPlan: @unchecked Sendable {
                 names.append(next.name)
                 queue.append(contentsOf: next.subentities.sorted { $0.name < $1.name })
             }
-            plans[entity.name] = PostgreSQLEntityPlan(entity: entity, table: table, selectList: selectList, fields: fields, entityNames: names)
+            plans[entity.name] = PostgreSQLEntityPlan(
+                entity: entity, table: table, selectList: selectList, fields: fields, entityNames: names, attributeCount: IncrementalStoreNode.storedAttributes(of: entity).count,
+                toOneCount: IncrementalStoreNode.toOneRelationships(of: entity).count)
         }
         return plans
     }

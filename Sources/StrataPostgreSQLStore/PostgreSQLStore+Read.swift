@@ -86,11 +86,13 @@ extension PostgreSQLStore {
     /// are looked up with one more statement per such table. Runs on the thread holding
     /// `connection`.
     func nodes(from result: PostgreSQLResult, on connection: PostgreSQLConnection) throws -> [IncrementalStoreNode] {
+        // Values by node position (no per-row dictionary): see `IncrementalStoreNode.storedAttributes(of:)`.
         struct Pending {
             let id: ManagedObjectID
             let version: Int64
-            var values: [String: Any]
-            var targets: [(key: String, relationship: RelationshipDescription, target: Int64)]
+            var values: [Any?]
+            var toOne: [ManagedObjectID?]
+            var targets: [(slot: Int, relationship: RelationshipDescription, target: Int64)]
         }
         var pending: [Pending] = []
         var lookups: [String: Set<Int64>] = [:]
@@ -100,18 +102,20 @@ extension PostgreSQLStore {
                     code: StrataError.Code.persistentStoreOperation, message: "A row of the PostgreSQL store names an entity the model does not have: \(try row.string(1) ?? "NULL")",
                     url: redactedURL)
             }
-            var item = Pending(id: newObjectID(for: plan.entity, referenceObject: key), version: version, values: [:], targets: [])
+            var item = Pending(
+                id: newObjectID(for: plan.entity, referenceObject: key), version: version, values: Array(repeating: nil, count: plan.attributeCount),
+                toOne: Array(repeating: nil, count: plan.toOneCount), targets: [])
             for field in plan.fields {
                 switch field.kind {
                 case .attribute(let attribute):
-                    if let value = try PostgreSQLValueMapping.value(of: row, column: field.columnIndex, for: attribute) { item.values[field.key] = value }
+                    item.values[field.nodeSlot] = try PostgreSQLValueMapping.value(of: row, column: field.columnIndex, for: attribute)
                 case .toOne(let relationship):
                     guard let target = try row.int64(field.columnIndex), let destination = relationship.destinationEntity else { continue }
                     if let table = schema.table(for: destination), table.entityNames.count > 1 {
-                        item.targets.append((field.key, relationship, target))
+                        item.targets.append((field.nodeSlot, relationship, target))
                         lookups[table.rootEntityName, default: []].insert(target)
                     } else {
-                        item.values[field.key] = newObjectID(for: destination, referenceObject: target)
+                        item.toOne[field.nodeSlot] = newObjectID(for: destination, referenceObject: target)
                     }
                 }
             }
@@ -129,13 +133,13 @@ extension PostgreSQLStore {
         }
         let entities = model.entitiesByName
         return try pending.map { item in
-            var values = item.values
+            var toOne = item.toOne
             for target in item.targets {
                 guard let destination = target.relationship.destinationEntity else { continue }
                 let name = entityOfTarget[destination.rootEntity.name]?[target.target]
-                values[target.key] = newObjectID(for: name.flatMap { entities[$0] } ?? destination, referenceObject: target.target)
+                toOne[target.slot] = newObjectID(for: name.flatMap { entities[$0] } ?? destination, referenceObject: target.target)
             }
-            return try IncrementalStoreNode(objectID: item.id, values: values, version: item.version)
+            return try IncrementalStoreNode(objectID: item.id, version: item.version, attributeValues: item.values, toOneTargets: toOne)
         }
     }
 }

@@ -98,6 +98,45 @@ public final class IncrementalStoreNode: Sendable {
         self.init(objectID: objectID, version: version, attributes: attributes, toOne: toOne)
     }
 
+    /// The stored attributes of `entity` in the order ``init(objectID:version:attributeValues:toOneTargets:)``
+    /// takes their values (inherited ones included). Any thread, once the model is in use.
+    public static func storedAttributes(of entity: EntityDescription) -> [AttributeDescription] { entity.layout.storedAttributes }
+
+    /// The to-one relationships of `entity` in the order ``init(objectID:version:attributeValues:toOneTargets:)``
+    /// takes their targets (transient ones included: their targets are ignored). Any thread,
+    /// once the model is in use.
+    public static func toOneRelationships(of entity: EntityDescription) -> [RelationshipDescription] { entity.layout.toOneRelationships }
+
+    /// A node for `objectID` at `version` from values by position — the fast form for a store
+    /// that reads many rows: `attributeValues[i]` is the value of
+    /// `storedAttributes(of: entity)[i]` in its Swift type (nil: no value), `toOneTargets[i]` the
+    /// target of `toOneRelationships(of: entity)[i]`; missing trailing entries are nil. Throws a
+    /// ``StrataError`` naming the attribute for a value of the wrong type, and one for more
+    /// values than the entity has.
+    public convenience init(objectID: ManagedObjectID, version: Int64, attributeValues: [Any?], toOneTargets: [ManagedObjectID?]) throws {
+        let entity = objectID.entity
+        let layout = entity.layout
+        guard attributeValues.count <= layout.storedAttributes.count, toOneTargets.count <= layout.toOneRelationships.count else {
+            throw StrataError(
+                code: StrataError.Code.managedObjectValidation,
+                message:
+                    "A store node of '\(entity.name)' got \(attributeValues.count) attribute values and \(toOneTargets.count) to-one targets for \(layout.storedAttributes.count) and \(layout.toOneRelationships.count)",
+                entityName: entity.name, objectID: objectID)
+        }
+        var attributes = ContiguousArray<StoredValue>(repeating: .null, count: layout.storedAttributes.count)
+        for (slot, value) in attributeValues.enumerated() {
+            guard let value else { continue }
+            switch AttributeCodec.encode(value, for: layout.storedAttributes[slot]) {
+            case .success(let stored): attributes[slot] = stored
+            case .failure(let problem):
+                throw StrataError(code: problem.code, message: problem.message, entityName: entity.name, key: layout.storedAttributes[slot].name, objectID: objectID)
+            }
+        }
+        var toOne = ContiguousArray<ManagedObjectID?>(repeating: nil, count: layout.toOneRelationships.count)
+        for (slot, target) in toOneTargets.enumerated() where !layout.transientToOneSlots.contains(slot) { toOne[slot] = target }
+        self.init(objectID: objectID, version: version, attributes: attributes, toOne: toOne)
+    }
+
     /// The value of a stored attribute (as its Swift type) or a to-one (as a `ManagedObjectID`);
     /// `nil` for no value or an unknown key.
     public func value(forKey key: String) -> Any? {
