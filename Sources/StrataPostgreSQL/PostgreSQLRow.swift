@@ -15,22 +15,50 @@ public struct PostgreSQLRow: Sendable {
     /// The row's position in the result.
     public let index: Int
 
-    /// The column's text, or nil for NULL.
-    private func raw(_ column: Int) throws -> String? {
+    /// Throws unless `column` and the row exist.
+    private func checkBounds(_ column: Int) throws {
         guard column >= 0, column < result.columnNames.count, index >= 0, index < result.count else {
             throw PostgreSQLError(
                 kind: .conversion, message: "no column \(column) in row \(index) (the result has \(result.columnNames.count) columns, \(result.count) rows)",
                 activity: "reading a row")
         }
+    }
+
+    /// `body` on the column's bytes (valid only inside it), or nil for NULL.
+    private func withBytes<T>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T? {
+        try checkBounds(column)
         let row = Int32(index)
         let field = Int32(column)
         if PQgetisnull(result.handle, row, field) == 1 { return nil }
         guard let value = PQgetvalue(result.handle, row, field) else { return nil }
         let length = Int(PQgetlength(result.handle, row, field))
+        return try value.withMemoryRebound(to: UInt8.self, capacity: length) { try body(UnsafeBufferPointer(start: $0, count: length)) }
+    }
+
+    /// The column's text, or nil for NULL.
+    private func raw(_ column: Int) throws -> String? {
         // The connection asks for client_encoding UTF8, so text values are UTF-8.
-        return value.withMemoryRebound(to: UInt8.self, capacity: length) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        try withBytes(column) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The decimal integer `bytes` spell (an optional `-`, then digits), or nil for anything
+    /// else, including a value outside `Int64`. No text is made: reading many rows is mostly this.
+    private static func parseInteger(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var position = 0
+        let negative = bytes.first == UInt8(ascii: "-")
+        if negative { position = 1 }
+        guard position < bytes.count else { return nil }
+        var value: Int64 = 0
+        while position < bytes.count {
+            let digit = bytes[position] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) = negative ? times10.subtractingReportingOverflow(Int64(digit)) : times10.addingReportingOverflow(Int64(digit))
+            guard !overflow1, !overflow2 else { return nil }
+            value = next
+            position += 1
         }
+        return value
     }
 
     private func column(named name: String) throws -> Int {
@@ -51,11 +79,20 @@ public struct PostgreSQLRow: Sendable {
     }
 
     /// Whether the column is NULL.
-    public func isNull(_ column: Int) throws -> Bool { try raw(column) == nil }
+    public func isNull(_ column: Int) throws -> Bool {
+        try checkBounds(column)
+        return PQgetisnull(result.handle, Int32(index), Int32(column)) == 1
+    }
     /// The column's text as the server printed it (any type), or nil for NULL.
     public func string(_ column: Int) throws -> String? { try raw(column) }
     /// The column as a 64-bit integer (`int2`, `int4`, `int8`, or text holding one), or nil.
-    public func int64(_ column: Int) throws -> Int64? { try converted(column, as: "64-bit integer") { Int64($0) } }
+    public func int64(_ column: Int) throws -> Int64? {
+        switch try withBytes(column, Self.parseInteger) {
+        case nil: return nil  // NULL
+        case let parsed??: return parsed
+        case .some(nil): return try converted(column, as: "64-bit integer") { Int64($0) }  // `+1`, spaces: as before
+        }
+    }
     /// The column as a double (`float4`, `float8`, integers, `Infinity`, `NaN`), or nil.
     public func double(_ column: Int) throws -> Double? { try converted(column, as: "double") { Double($0) } }
     /// The column as a boolean (`bool`: `t` or `f`), or nil.

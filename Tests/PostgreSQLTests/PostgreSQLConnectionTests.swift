@@ -115,6 +115,29 @@ struct PostgreSQLConnectionTests {
         #expect(error?.kind == .conversion)
     }
 
+    /// Integers are read straight from the column's bytes: every form PostgreSQL prints for
+    /// `int2`/`int4`/`int8` (its "Numeric Types": optional minus, digits), the 64-bit limits, and
+    /// text holding an integer in another form (`+7`) as before; anything else, or a value beyond
+    /// 64 bits, throws; `isNull` reads no text.
+    @Test func integersAreReadExactly() throws {
+        let connection = try PostgreSQLTestServer.connect()
+        let row = try #require(
+            try connection.execute(
+                "SELECT (-9223372036854775808)::int8 AS low, 9223372036854775807::int8 AS high, 0::int2 AS zero, (-0)::int4 AS minus_zero, '+7' AS plus, '9223372036854775808' AS beyond, '-' AS sign, '' AS empty, NULL::int8 AS nothing, '12a' AS mixed"
+            ).first)
+        #expect(try row.int64("low") == Int64.min)
+        #expect(try row.int64("high") == Int64.max)
+        #expect(try row.int64("zero") == 0)
+        #expect(try row.int64("minus_zero") == 0)
+        #expect(try row.int64("plus") == 7)
+        #expect(try row.int64("nothing") == nil)
+        #expect(try row.isNull("nothing"))
+        #expect(try !row.isNull("zero"))
+        for name in ["beyond", "sign", "empty", "mixed"] {
+            #expect(throws: PostgreSQLError.self, "\(name)") { try row.int64(name) }
+        }
+    }
+
     /// PostgreSQL text cannot hold U+0000 ("invalid byte sequence for encoding UTF8: 0x00"), and
     /// libpq reads parameters and SQL as C strings that would end there: both are refused.
     @Test func nulCharactersAreRefused() throws {
