@@ -21,11 +21,7 @@ enum BatchInsertBenchmarks {
                     var index = 0
                     return BatchInsertRequest(entityName: "Item") { (object: ManagedObject) -> Bool in
                         guard index < count, let item = object as? Item else { return true }
-                        item.name = Datasets.name(index)
-                        item.number = Datasets.number(index)
-                        item.score = Datasets.score(index)
-                        item.flag = Datasets.flag(index)
-                        item.created = Date(timeIntervalSinceReferenceDate: Datasets.created(index))
+                        item.fill(datasetRow: index)
                         index += 1
                         return false
                     }

@@ -48,3 +48,16 @@ enum BenchmarkModel {
         return ManagedObjectModel(entities: [item, parent, child])
     }
 }
+
+extension Item {
+    /// Sets every attribute to row `index` of the benchmark data set (`Datasets`), as the raw
+    /// sides write it.
+    @inline(__always)
+    func fill(datasetRow index: Int) {
+        name = Datasets.name(index)
+        number = Datasets.number(index)
+        score = Datasets.score(index)
+        flag = Datasets.flag(index)
+        created = Date(timeIntervalSinceReferenceDate: Datasets.created(index))
+    }
+}

@@ -43,11 +43,7 @@ enum HistoryBenchmarks {
         try store.performAndWait {
             for index in 0..<context.scalingFactor {
                 let item = Item(context: store)
-                item.name = Datasets.name(index)
-                item.number = Datasets.number(index)
-                item.score = Datasets.score(index)
-                item.flag = Datasets.flag(index)
-                item.created = Date(timeIntervalSinceReferenceDate: Datasets.created(index))
+                item.fill(datasetRow: index)
             }
             try store.save()
             store.reset()

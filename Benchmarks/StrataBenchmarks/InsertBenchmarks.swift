@@ -15,11 +15,7 @@ enum InsertBenchmarks {
                 strata: { context in
                     try strataInsert(context, label: "insert-strata") { store, index in
                         let item = Item(context: store)
-                        item.name = Datasets.name(index)
-                        item.number = Datasets.number(index)
-                        item.score = Datasets.score(index)
-                        item.flag = Datasets.flag(index)
-                        item.created = Date(timeIntervalSinceReferenceDate: Datasets.created(index))
+                        item.fill(datasetRow: index)
                     }
                 },
                 raw: { context in try rawInsert(context, count: count) })
