@@ -53,6 +53,12 @@ public final class PostgreSQLTestDatabase: Sendable {
     /// (the test server allows 100 connections, and many tests run at once).
     public var options: [String: any Sendable] { [PostgreSQLStoreOption.namespace: namespace, PostgreSQLStoreOption.maximumConnections: 2] }
 
+    /// The server's URL with `application_name` set to `name`, so a test can find (and end)
+    /// the sessions of the store it opens with it in `pg_stat_activity`.
+    public func url(applicationName name: String) -> URL {
+        URL(string: url.absoluteString + (url.query == nil ? "?" : "&") + "application_name=\(name)") ?? url
+    }
+
     /// Adds a PostgreSQL store in this namespace to `coordinator`.
     @discardableResult
     public func addStore(to coordinator: PersistentStoreCoordinator, options extra: [String: any Sendable] = [:]) throws -> PersistentStore {

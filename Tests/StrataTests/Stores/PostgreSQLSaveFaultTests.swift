@@ -22,7 +22,7 @@ struct PostgreSQLSaveFaultTests {
         let database = try PostgreSQLTestDatabase()
         let model = PostgreSQLStoreTests.everyTypeModel()
         let name = "strata_cut_\(UUID().uuidString.prefix(8).lowercased())"
-        let url = try #require(URL(string: database.url.absoluteString + (database.url.query == nil ? "?" : "&") + "application_name=\(name)"))
+        let url = database.url(applicationName: name)
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(type: .postgreSQL, at: url, options: database.options)
         let context = PostgreSQLStoreTests.context(coordinator)

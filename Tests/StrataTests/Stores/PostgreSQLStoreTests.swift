@@ -759,7 +759,7 @@ struct PostgreSQLStoreTests {
         let database = try PostgreSQLTestDatabase()
         let model = Self.everyTypeModel()
         let name = "strata_close_\(UUID().uuidString.prefix(8).lowercased())"
-        let url = try #require(URL(string: database.url.absoluteString + (database.url.query == nil ? "?" : "&") + "application_name=\(name)"))
+        let url = database.url(applicationName: name)
         let connection = try database.connect()
         func open() throws -> Int64? {
             try connection.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", parameters: [.text(name)]).first?.int64(0)
@@ -822,7 +822,7 @@ struct PostgreSQLStoreTests {
         let database = try PostgreSQLTestDatabase()
         let model = Self.everyTypeModel()
         let name = "strata_kill_\(UUID().uuidString.prefix(8).lowercased())"
-        let url = try #require(URL(string: database.url.absoluteString + (database.url.query == nil ? "?" : "&") + "application_name=\(name)"))
+        let url = database.url(applicationName: name)
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(type: .postgreSQL, at: url, options: database.options)
         let context = Self.context(coordinator)
