@@ -90,9 +90,11 @@ enum PostgreSQLDictionaryCompiler {
         }
 
         var items: [String] = []
+        var columnSQL: [String] = []
         var reads: [PostgreSQLDictionaryQuery.Read] = []
         for term in request.columns {
             guard let compiled = compile(term) else { return nil }
+            columnSQL.append(compiled.sql)
             if request.returnsDistinctResults, case .value(let attribute) = compiled.read, isFloatingPoint(attribute) { return nil }
             // A sum is selected as text (read exactly) and ordered as a number.
             items.append(compiled.read.isSumText ? compiled.sql + "::text" : compiled.sql)
@@ -101,7 +103,7 @@ enum PostgreSQLDictionaryCompiler {
         var orderTerms: [String] = []
         for order in request.orders {
             guard let compiled = compile(order.term) else { return nil }
-            if request.returnsDistinctResults && !request.columns.contains(where: { compile($0)?.sql == compiled.sql }) { return nil }
+            if request.returnsDistinctResults && !columnSQL.contains(compiled.sql) { return nil }
             let direction = order.ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST"
             if case .sumText = compiled.read {
                 // Strata's sum beyond 64 bits is a double: order by the nearest double (correctly
