@@ -11,13 +11,13 @@ extension ManagedObjectContext {
         checkAccess("fetch(_:)")
         let entity = try resolveEntity(of: request)
         return try StrataTrace.span(
-            "fetch", .fetch, detail: entity.name, arguments: Self.traceArguments(of: request), outcome: { [.number("results", $0.count)] },
+            "fetch", .fetch, detail: entity.name, arguments: Self.traceArguments(of: request), outcome: { $1.append(.number("results", $0.count)) },
             body: { try fetchResolved(request, entity: entity) })
     }
 
     /// A fetch request as the arguments of its span in a ``StrataTrace`` recording.
-    static func traceArguments<T>(of request: FetchRequest<T>) -> [TraceArgument] {
-        var arguments: [TraceArgument] = []
+    static func traceArguments<T>(of request: FetchRequest<T>) -> TraceArguments {
+        var arguments = TraceArguments()
         if request.fetchLimit > 0 { arguments.append(.number("fetchLimit", request.fetchLimit)) }
         if request.fetchBatchSize > 0 { arguments.append(.number("fetchBatchSize", request.fetchBatchSize)) }
         return arguments
@@ -80,7 +80,7 @@ extension ManagedObjectContext {
         checkAccess("count(for:)")
         let entity = try resolveEntity(of: request)
         return try StrataTrace.span(
-            "count", .fetch, detail: entity.name, arguments: Self.traceArguments(of: request), outcome: { [.number("count", $0)] },
+            "count", .fetch, detail: entity.name, arguments: Self.traceArguments(of: request), outcome: { $1.append(.number("count", $0)) },
             body: {
                 let plan = try makePlan(request, entity: entity, kind: .count)
                 if request.includesPendingChanges, hasPendingChanges(for: plan) {

@@ -73,7 +73,7 @@ extension ManagedObjectContext {
         guard !changes.isEmpty else { return }
         StrataTrace.span(
             "merge", .merge,
-            arguments: [.number("inserted", changes.inserted.count), .number("updated", changes.updated.count), .number("deleted", changes.deleted.count)]
+            arguments: TraceArguments(.number("inserted", changes.inserted.count), .number("updated", changes.updated.count), .number("deleted", changes.deleted.count))
         ) {
             StrataTrace.flowArrives(from: changes.traceOrigin, "did-save merged")
             mergeNow(changes)

@@ -39,8 +39,8 @@ extension ManagedObjectContext: ObjectContextLink {
             adoptPermanentIDs([object.objectID: permanent])
         }
         let snapshots: [RowSnapshot] = try StrataTrace.span(
-            "fault", .fault, detail: object.entity.name, arguments: [.number("key", Int(object.objectID.primaryKey ?? 0))],
-            outcome: { [.number("rows", $0.count)] },
+            "fault", .fault, detail: object.entity.name, arguments: TraceArguments(.number("key", Int(object.objectID.primaryKey ?? 0))),
+            outcome: { $1.append(.number("rows", $0.count)) },
             body: {
                 if object.faultBatch != nil { return try loadBatch(batchFaultingIDs(around: object)) }
                 return try requireParentStore().snapshots(for: [object.objectID], options: ReadOptions(maxAge: staleness))

@@ -18,9 +18,11 @@ extension ManagedObjectContext {
         checkAccess("save()")
         try StrataTrace.span(
             parent == nil ? "save" : "save into parent", .save,
-            outcome: { changes in
-                guard let changes else { return [.number("changes", 0)] }
-                return [.number("inserted", changes.inserted.count), .number("updated", changes.updated.count), .number("deleted", changes.deleted.count)]
+            outcome: { changes, arguments in
+                guard let changes else { return arguments.append(.number("changes", 0)) }
+                arguments.append(.number("inserted", changes.inserted.count))
+                arguments.append(.number("updated", changes.updated.count))
+                arguments.append(.number("deleted", changes.deleted.count))
             },
             body: { try saveChanges() })
     }

@@ -69,9 +69,9 @@ extension MigrationManager {
                 try destinationContext.performAndWait {
                     try StrataTrace.span(
                         "custom migration", .migration,
-                        arguments: [
-                            .text("source", sourceURL.path), .text("destination", destinationURL.path), .number("entityMappings", mapping.entityMappings.count),
-                        ]
+                        arguments: TraceArguments(
+                            .text("source", sourceURL.path), .text("destination", destinationURL.path), .number("entityMappings", mapping.entityMappings.count)
+                        )
                     ) { try runPasses(of: mapping, source: sourceContext, destination: destinationContext) }
                 }
             }

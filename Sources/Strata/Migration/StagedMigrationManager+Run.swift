@@ -29,7 +29,7 @@ extension StagedMigrationManager {
                 if case .custom = step { kind = "custom" } else { kind = "lightweight" }
                 try StrataTrace.span(
                     "migration stage", .migration, detail: "\(index + 1) (\(kind))",
-                    arguments: [.text("from", plan.versions[index].checksum), .text("to", plan.versions[index + 1].checksum), .text("store", url.path)]
+                    arguments: TraceArguments(.text("from", plan.versions[index].checksum), .text("to", plan.versions[index + 1].checksum), .text("store", url.path))
                 ) {
                     switch step {
                     case .lightweight:

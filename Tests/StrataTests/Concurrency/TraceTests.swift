@@ -181,6 +181,46 @@ struct TraceTests {
         #expect(trace.trackNames.values.contains { $0.hasPrefix(name + " #") })
     }
 
+    @Test("every span gets its own error and the full text of what it shares with others (SQL, names)")
+    func errorsAndSharedTexts() throws {
+        let directory = TemporaryDirectory()
+        let container = try ConcurrencyGuide.makeContainer(storeURL: directory.file("Errors.sqlite"))
+        let context = container.newBackgroundContext()
+        context.name = "trace-errors"
+        let traceURL = directory.file("errors.json")
+        try StrataTrace.start(writingTo: traceURL)
+        // Core Data's validation: a required attribute set to nil fails the save, which throws
+        // and leaves the context's changes in place (each failure names its attribute).
+        let failures: [String] = context.performAndWait {
+            var failures: [String] = []
+            for key in ["name", "age"] {
+                let person = ConcurrencyGuide.Person(context: context)
+                person.setValue(nil, forKey: key)
+                do {
+                    try context.save()
+                } catch {
+                    failures.append("\(error)")
+                }
+                context.rollback()
+            }
+            return failures
+        }
+        let counts = try context.performAndWait {
+            try (0..<30).map { _ in try context.fetch(FetchRequest<ConcurrencyGuide.Person>(entityName: "Person")).count }
+        }
+        try StrataTrace.stop()
+        #expect(failures.count == 2 && counts == Array(repeating: 0, count: 30))
+
+        let trace = try Trace(contentsOf: traceURL)
+        let track = try trace.track(of: "trace-errors")
+        let errors = trace.spans("save", on: track).compactMap { $0.arguments["error"] as? String }
+        #expect(errors == failures)
+        let fetches = trace.spans("fetch Person", on: track)
+        let statements = trace.spans("SQL", on: track).compactMap { $0.arguments["sql"] as? String }
+        #expect(fetches.count == 30)
+        #expect(statements.count == 30 && Set(statements).count == 1 && statements.allSatisfy { $0.hasPrefix("SELECT") && $0.contains("ZPERSON") })
+    }
+
     @Test("with no recording nothing is written, and stop() says so")
     func offByDefault() throws {
         #expect(!StrataTrace.isRecording)

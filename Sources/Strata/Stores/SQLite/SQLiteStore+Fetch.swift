@@ -13,8 +13,8 @@ extension SQLiteStore {
 
     /// Runs `body` (a statement's execution) inside an SQL span of a ``StrataTrace`` recording,
     /// whose `label` argument is the result's `count`.
-    private func traced<T>(_ sql: String, _ label: StaticString, _ count: KeyPath<T, Int>, _ body: () throws -> T) rethrows -> T {
-        try StrataTrace.span("SQL", .sql, arguments: [.text("sql", sql)], outcome: { [.number(label, $0[keyPath: count])] }, body: body)
+    private func traced<T>(_ sql: String, _ label: StaticString, _ count: (T) -> Int, _ body: () throws -> T) rethrows -> T {
+        try StrataTrace.span("SQL", .sql, arguments: TraceArguments(.text("sql", sql)), outcome: { $1.append(.number(label, count($0))) }, body: body)
     }
 
     func fetchRows(_ plan: FetchPlan, options: ReadOptions) throws -> [RowSnapshot] {

@@ -18,8 +18,8 @@ extension SQLiteStore {
         let groups = keyGroups(of: ids)
         do {
             return try StrataTrace.span(
-                "SQL", .sql, arguments: [.text("sql", "rows by key from \(groups.map(\.table).joined(separator: ", "))"), .number("keys", ids.count)],
-                outcome: { [.number("rows", $0.count)] }, body: { try readRows(of: groups, count: ids.count, options: options) })
+                "SQL rows by key", .sql, arguments: TraceArguments(.text("table", Self.tableNames(of: groups)), .number("keys", ids.count)),
+                outcome: { $1.append(.number("rows", $0.count)) }, body: { try readRows(of: groups, count: ids.count, options: options) })
         } catch {
             throw wrap(error, "Loading rows")
         }
@@ -56,6 +56,12 @@ extension SQLiteStore {
 
     /// The keys of `ids` by table (tables by name, keys in the order asked), without hashing a
     /// table name per ID: consecutive IDs mostly share an entity.
+    /// The tables `groups` read, for a trace span: one name as it is (no text is built for the
+    /// common case), several joined by commas.
+    private static func tableNames(of groups: [KeyGroup]) -> String {
+        groups.count == 1 ? groups[0].table : groups.map(\.table).joined(separator: ", ")
+    }
+
     private func keyGroups(of ids: [ManagedObjectID]) -> [KeyGroup] {
         var groups: [KeyGroup] = []
         var lastEntity: ObjectIdentifier?

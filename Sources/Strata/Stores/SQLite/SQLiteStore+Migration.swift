@@ -30,7 +30,7 @@ extension SQLiteStore {
     static func migrateInPlace(
         on connection: SQLiteConnection, url: URL, from sourceModel: ManagedObjectModel, to destinationModel: ManagedObjectModel, mapping: MappingModel
     ) throws -> MigrationReport {
-        try StrataTrace.span("lightweight migration", .migration, arguments: [.text("store", url.path)]) {
+        try StrataTrace.span("lightweight migration", .migration, arguments: TraceArguments(.text("store", url.path))) {
             try migrateTables(on: connection, url: url, from: sourceModel, to: destinationModel, mapping: mapping)
         }
     }

@@ -20,7 +20,7 @@ extension SQLiteStore {
         // are removed after it ends (`SQLiteStore+External.swift`).
         defer { sweepExternalData() }
         do {
-            let result = try StrataTrace.span("write transaction", .sql, arguments: [.text("what", what())]) {
+            let result = try StrataTrace.span("write transaction", .sql, arguments: TraceArguments(.text("what", what()))) {
                 try pool.withWriter { connection in
                     try connection.transaction(Self.writeTransaction) { try body(connection) }
                 }

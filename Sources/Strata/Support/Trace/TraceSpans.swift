@@ -28,43 +28,47 @@ extension StrataTrace {
     /// A thrown error is recorded in the span's `error` argument and rethrown.
     @inline(__always) @discardableResult
     static func span<T>(
-        _ name: StaticString, _ category: Category, detail: @autoclosure () -> String? = nil, arguments: @autoclosure () -> [TraceArgument] = [],
+        _ name: StaticString, _ category: Category, detail: @autoclosure () -> String? = nil, arguments: @autoclosure () -> TraceArguments = TraceArguments(),
         _ body: () throws -> T
     ) rethrows -> T {
         guard let session = active else { return try body() }
-        return try recordSpan(session, name, detail(), category, arguments(), { _ in [] }, body)
+        return try recordSpan(session, name, detail(), category, arguments(), { _, _ in }, body)
     }
 
     /// ``span(_:_:detail:arguments:_:)`` where `outcome` adds arguments from the result (a row
-    /// count).
+    /// count) to the span's.
     @inline(__always) @discardableResult
     static func span<T>(
-        _ name: StaticString, _ category: Category, detail: @autoclosure () -> String? = nil, arguments: @autoclosure () -> [TraceArgument] = [],
-        outcome: (T) -> [TraceArgument], body: () throws -> T
+        _ name: StaticString, _ category: Category, detail: @autoclosure () -> String? = nil, arguments: @autoclosure () -> TraceArguments = TraceArguments(),
+        outcome: (T, inout TraceArguments) -> Void, body: () throws -> T
     ) rethrows -> T {
         guard let session = active else { return try body() }
         return try recordSpan(session, name, detail(), category, arguments(), outcome, body)
     }
 
     private static func recordSpan<T>(
-        _ session: TraceSession, _ name: StaticString, _ detail: String?, _ category: Category, _ arguments: [TraceArgument],
-        _ outcome: (T) -> [TraceArgument], _ body: () throws -> T
+        _ session: TraceSession, _ name: StaticString, _ detail: String?, _ category: Category, _ arguments: TraceArguments,
+        _ outcome: (T, inout TraceArguments) -> Void, _ body: () throws -> T
     ) rethrows -> T {
         let state = TraceThreadState.current
         let (track, isThread) = state.currentTrack
         if isThread { session.name(track, from: state) { "thread \(track.id - TraceTrack.firstThreadTrack)" } }
         let start = session.now()
-        var event = TraceEvent(name: name, detail: detail, category: category.name, phase: .complete, time: start, track: track.id, arguments: arguments)
+        var arguments = arguments
+        func record() {
+            let event = TraceEvent(
+                name: name, detail: detail.map { session.number(of: $0, from: state) }, category: category.name, phase: .complete, time: start,
+                duration: session.now() &- start, track: track.id, arguments: session.recorded(arguments, from: state))
+            session.record(event, from: state)
+        }
         do {
             let result = try body()
-            event.results = outcome(result)
-            event.duration = session.now() &- start
-            session.record(event, from: state)
+            outcome(result, &arguments)
+            record()
             return result
         } catch {
-            event.results = [.text("error", "\(error)")]
-            event.duration = session.now() &- start
-            session.record(event, from: state)
+            arguments.append(.message("error", "\(error)"))
+            record()
             throw error
         }
     }
@@ -77,7 +81,7 @@ extension StrataTrace {
         let state = TraceThreadState.current
         session.name(track, from: state, trackName)
         return try state.with(track) {
-            try recordSpan(session, name, nil, .perform, [], { _ in [] }, body)
+            try recordSpan(session, name, nil, .perform, TraceArguments(), { _, _ in }, body)
         }
     }
 

@@ -20,16 +20,29 @@ struct TraceTrack: Sendable, Hashable {
 /// What the trace keeps per thread: the tracks of the blocks the thread runs (innermost last),
 /// its number, its event buffer for the running recording and the tracks it knows are named.
 /// Only its own thread touches it.
+///
+/// Only its own thread touches it: release builds skip the runtime's exclusivity checks on its
+/// fields (each check looks up the thread's access set).
 final class TraceThreadState {
-    var tracks: [TraceTrack] = []
+    @exclusivity(unchecked) var tracks: [TraceTrack] = []
     let threadNumber = TraceThreadState.threadCounter.add(1, ordering: .relaxed).newValue
     /// The buffer this thread fills for the recording `bufferSession` identifies (recordings
     /// are never freed, so an identifier is never reused).
-    var buffer: TraceThreadBuffer?
-    var bufferSession: ObjectIdentifier?
-    /// Tracks already named in the file of the recording `namedSession` identifies.
-    var namedTracks: Set<Int> = []
-    var namedSession: ObjectIdentifier?
+    @exclusivity(unchecked) var buffer: TraceThreadBuffer?
+    @exclusivity(unchecked) var bufferSession: ObjectIdentifier?
+    /// Tracks this thread knows are named in the file of the recording `namedSession`
+    /// identifies: context tracks (numbered from 1) as bits, threads' tracks in a set.
+    @exclusivity(unchecked) private var namedContextTracks: [UInt64] = []
+    @exclusivity(unchecked) private var namedOtherTracks: Set<Int> = []
+    @exclusivity(unchecked) private var lastNamedOtherTrack = -1
+    @exclusivity(unchecked) private var namedSession: ObjectIdentifier?
+
+    /// The texts this thread numbered for the recording `textSession` identifies.
+    @exclusivity(unchecked) var textCache = TraceTextCache()
+    @exclusivity(unchecked) var textSession: ObjectIdentifier?
+
+    /// Context tracks kept as bits (a bit each, up to this number).
+    private static let bitTrackLimit = 1 << 16
 
     private static let threadCounter = Atomic<Int>(0)
 
@@ -38,6 +51,29 @@ final class TraceThreadState {
     var currentTrack: (track: TraceTrack, isThread: Bool) {
         if let last = tracks.last { return (last, false) }
         return (TraceTrack(id: TraceTrack.firstThreadTrack + threadNumber), true)
+    }
+
+    /// Notes that `track` is named in the recording `session`; `false` when this thread had
+    /// noted it already (a bit test for context tracks: it runs for every block a context runs).
+    func noteNamed(_ track: TraceTrack, in session: ObjectIdentifier) -> Bool {
+        if namedSession != session {
+            namedSession = session
+            namedContextTracks = []
+            namedOtherTracks = []
+            lastNamedOtherTrack = -1
+        }
+        guard track.id >= 0, track.id < Self.bitTrackLimit else {
+            // A thread's own track, nearly always this thread's: the last one is remembered.
+            guard track.id != lastNamedOtherTrack else { return false }
+            lastNamedOtherTrack = track.id
+            return namedOtherTracks.insert(track.id).inserted
+        }
+        let (word, bit) = track.id.quotientAndRemainder(dividingBy: 64)
+        if word >= namedContextTracks.count { namedContextTracks.append(contentsOf: repeatElement(0, count: word + 1 - namedContextTracks.count)) }
+        let mask = UInt64(1) << UInt64(bit)
+        guard namedContextTracks[word] & mask == 0 else { return false }
+        namedContextTracks[word] |= mask
+        return true
     }
 
     /// The calling thread's state.
