@@ -21,6 +21,9 @@ struct Options {
     var accounts = 64
     /// The contexts the workers use (nil: all).
     var contexts: [Int]?
+    /// `--trace-overhead`: switch a trace recording on and off every half second and report
+    /// what it costs the workload.
+    var traceOverhead = false
     /// Break one transfer in ten on purpose: the money checks must fail (exit status 1).
     var negativeControl = false
 
@@ -44,6 +47,10 @@ struct Options {
           --threads T   worker threads (default 8)
           --accounts A  accounts the bank opens with (default 64)
           --contexts L  only these contexts do work (indexes 0…15, see BankTopology), to narrow a failure down
+          --trace-overhead
+                        switch a StrataTrace recording on and off every 0.5 s during the run and report
+                        the workload's rate and CPU an operation with and without it (not with --large
+                        or STRATA_TRACE)
           --negative-control
                         break one transfer in ten (credit without debit): the money checks must FAIL and
                         the run must exit 1 (`make stress-negative-control` expects exactly that)
@@ -88,11 +95,17 @@ struct Options {
                 options.contexts = list.compactMap { $0 }
             case "--negative-control":
                 options.negativeControl = true
+            case "--trace-overhead":
+                options.traceOverhead = true
             case "--help", "-h":
                 throw OptionError(nil)
             default:
                 throw OptionError("unknown option \(argument)")
             }
+        }
+        if options.traceOverhead && options.large { throw OptionError("--trace-overhead runs with the bank workload, not --large") }
+        if options.traceOverhead, let path = ProcessInfo.processInfo.environment["STRATA_TRACE"], !path.isEmpty {
+            throw OptionError("--trace-overhead makes its own recordings: unset STRATA_TRACE")
         }
         return options
     }

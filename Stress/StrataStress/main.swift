@@ -50,6 +50,7 @@ if options.large {
     configuration.initialAccounts = options.accounts
     configuration.contexts = options.contexts
     configuration.negativeControl = options.negativeControl
+    if options.traceOverhead { configuration.traceOverheadWindow = 0.5 }
     let stress = StressRun(configuration: configuration)
     runner = Thread {
         let report = stress.run(log: say)

@@ -31,6 +31,10 @@ public final class StressRun: Sendable {
         public var contexts: [Int]?
         /// How long after the deadline the workers may take before the run counts as hung.
         public var watchdogGrace: TimeInterval = 60
+        /// When set, a recording of ``StrataTrace`` is switched on and off in alternate windows
+        /// of this many seconds and the report compares the workload's rate in the two
+        /// (`StrataStress --trace-overhead`; docs/concurrency.md, "Cost").
+        public var traceOverheadWindow: TimeInterval?
         /// The ledger's negative control: break one transfer in ten (credit without debit), so
         /// the money checks must fail. Never on in a normal run.
         public var negativeControl = false
@@ -82,12 +86,18 @@ public final class StressRun: Sendable {
         let start = DispatchTime.now()
         let deadline = start + configuration.seconds
         checker.start(startedAt: start)
+        var sampler: TraceOverheadSampler?
+        if let window = configuration.traceOverheadWindow {
+            sampler = TraceOverheadSampler(interval: window, file: directory.file("overhead-trace.json")) { counters.operations.current }
+            sampler?.start(until: deadline)
+        }
         let seeds = SeededGenerator(seed: configuration.seed)
         let workers = ThreadRunner.run(count: configuration.threads, timeout: configuration.seconds + configuration.watchdogGrace) { worker in
             workload.runWorker(worker, seed: seeds.derivedSeed(UInt64(worker)), until: deadline)
         }
         report.elapsed = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         report.operations = counters.operations.current
+        if let sampler { report.figures.append(TraceOverheadSummary(sampler.finish()).figure) }
         guard workers.finished else {
             checker.stop()
             report.check(
