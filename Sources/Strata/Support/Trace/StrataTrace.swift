@@ -20,8 +20,8 @@ public enum StrataTrace {
     public static let defaultMaximumEvents = 5_000_000
 
     /// The running recording, or `nil`. Recordings are retained for the life of the process
-    /// (a few hundred bytes each once finished), so a thread that loaded one just before it
-    /// stopped still holds a valid reference.
+    /// (once finished, a few hundred bytes each and the table of their texts), so a thread that
+    /// loaded one just before it stopped still holds a valid reference.
     private static let running = Atomic<Unmanaged<TraceSession>?>(nil)
     /// Serializes `start` and `stop`.
     private static let control = StrataLock<Void>(())

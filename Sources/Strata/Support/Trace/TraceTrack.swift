@@ -18,11 +18,9 @@ struct TraceTrack: Sendable, Hashable {
 }
 
 /// What the trace keeps per thread: the tracks of the blocks the thread runs (innermost last),
-/// its number, its event buffer for the running recording and the tracks it knows are named.
-/// Only its own thread touches it.
-///
-/// Only its own thread touches it: release builds skip the runtime's exclusivity checks on its
-/// fields (each check looks up the thread's access set).
+/// its number, its event buffer for the running recording, the tracks it knows are named and the
+/// texts it numbered. Only its own thread touches it: release builds skip the runtime's
+/// exclusivity checks on its fields (each check looks up the thread's access set).
 final class TraceThreadState {
     @exclusivity(unchecked) var tracks: [TraceTrack] = []
     let threadNumber = TraceThreadState.threadCounter.add(1, ordering: .relaxed).newValue
