@@ -116,9 +116,9 @@ struct TraceOverheadSummary: Sendable {
         }
         (recordedWindows, recordedRate, recordedCPUPerOperation) = totals(true)
         (plainWindows, plainRate, plainCPUPerOperation) = totals(false)
+        let rate = { (window: TraceOverheadSampler.Window) in Double(window.operations) / max(window.seconds, 1e-9) }
         var changes: [Double] = []
         for index in windows.indices.dropFirst().dropLast() where windows[index].recording {
-            let rate = { (window: TraceOverheadSampler.Window) in Double(window.operations) / max(window.seconds, 1e-9) }
             let around = (rate(windows[index - 1]) + rate(windows[index + 1])) / 2
             if around > 0 { changes.append(rate(windows[index]) / around - 1) }
         }

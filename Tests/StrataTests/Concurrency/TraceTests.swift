@@ -80,6 +80,21 @@ struct TraceTests {
         }
     }
 
+    /// A background context named `contextName` on a new store in `directory`, and where its
+    /// trace goes (both files named after `files`).
+    struct Setup {
+        let container: PersistentContainer
+        let context: ManagedObjectContext
+        let traceURL: URL
+
+        init(context contextName: String, files: String, in directory: TemporaryDirectory) throws {
+            container = try ConcurrencyGuide.makeContainer(storeURL: directory.file("\(files).sqlite"))
+            context = container.newBackgroundContext()
+            context.name = contextName
+            traceURL = directory.file("\(files).json")
+        }
+    }
+
     @Test("a child save, a root save and a merge are spans on three tracks, joined by two arrows")
     func childSaveAndMerge() throws {
         let directory = TemporaryDirectory()
@@ -169,11 +184,9 @@ struct TraceTests {
     @Test("names with quotes, backslashes, control characters and non-ASCII text come back unchanged")
     func escaping() throws {
         let directory = TemporaryDirectory()
-        let container = try ConcurrencyGuide.makeContainer(storeURL: directory.file("Escape.sqlite"))
-        let context = container.newBackgroundContext()
         let name = "trace-escape \" \\ \n \t \u{7} \u{1F} é 漢 🚀"
-        context.name = name
-        let traceURL = directory.file("escape.json")
+        let setup = try Setup(context: name, files: "escape", in: directory)
+        let (context, traceURL) = (setup.context, setup.traceURL)
         try StrataTrace.start(writingTo: traceURL)
         context.performAndWait {}
         try StrataTrace.stop()
@@ -184,10 +197,8 @@ struct TraceTests {
     @Test("every span gets its own error and the full text of what it shares with others (SQL, names)")
     func errorsAndSharedTexts() throws {
         let directory = TemporaryDirectory()
-        let container = try ConcurrencyGuide.makeContainer(storeURL: directory.file("Errors.sqlite"))
-        let context = container.newBackgroundContext()
-        context.name = "trace-errors"
-        let traceURL = directory.file("errors.json")
+        let setup = try Setup(context: "trace-errors", files: "errors", in: directory)
+        let (context, traceURL) = (setup.context, setup.traceURL)
         try StrataTrace.start(writingTo: traceURL)
         // Core Data's validation: a required attribute set to nil fails the save, which throws
         // and leaves the context's changes in place (each failure names its attribute).
@@ -230,10 +241,8 @@ struct TraceTests {
     @Test("a recording over its event limit stays valid JSON and counts what it dropped")
     func eventLimit() throws {
         let directory = TemporaryDirectory()
-        let container = try ConcurrencyGuide.makeContainer(storeURL: directory.file("Limit.sqlite"))
-        let context = container.newBackgroundContext()
-        context.name = "trace-limit"
-        let traceURL = directory.file("limit.json")
+        let setup = try Setup(context: "trace-limit", files: "limit", in: directory)
+        let (context, traceURL) = (setup.context, setup.traceURL)
         try StrataTrace.start(writingTo: traceURL, maximumEvents: 10)
         try context.performAndWait {
             for _ in 0..<20 { _ = try context.count(for: FetchRequest<ConcurrencyGuide.Person>(entityName: "Person")) }

@@ -54,14 +54,14 @@ extension SQLiteStore {
         }
     }
 
-    /// The keys of `ids` by table (tables by name, keys in the order asked), without hashing a
-    /// table name per ID: consecutive IDs mostly share an entity.
     /// The tables `groups` read, for a trace span: one name as it is (no text is built for the
     /// common case), several joined by commas.
     private static func tableNames(of groups: [KeyGroup]) -> String {
         groups.count == 1 ? groups[0].table : groups.map(\.table).joined(separator: ", ")
     }
 
+    /// The keys of `ids` by table (tables by name, keys in the order asked), without hashing a
+    /// table name per ID: consecutive IDs mostly share an entity.
     private func keyGroups(of ids: [ManagedObjectID]) -> [KeyGroup] {
         var groups: [KeyGroup] = []
         var lastEntity: ObjectIdentifier?
