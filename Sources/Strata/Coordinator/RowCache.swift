@@ -45,12 +45,19 @@ final class RowCache: Sendable {
 
     private let shards: [Shard]
 
+    /// A cache split into `shardCount` shards (1…256).
     init(shardCount: Int = 8) {
-        shards = (0..<max(1, shardCount)).map { _ in Shard() }
+        shards = (0..<min(256, max(1, shardCount))).map { _ in Shard() }
+    }
+
+    /// The shard of a row: its key's low bits. Equal IDs have equal keys, and the key needs no
+    /// hashing (the shard's table hashes the ID once).
+    @inline(__always) private func shardIndex(for id: ManagedObjectID) -> Int {
+        Int(truncatingIfNeeded: UInt64(bitPattern: id.keyNumber) % UInt64(shards.count))
     }
 
     private func shard(for id: ManagedObjectID) -> Shard {
-        shards[Int(UInt(bitPattern: id.hashValue) % UInt(shards.count))]
+        shards[shardIndex(for: id)]
     }
 
     /// The cached snapshot of `id` no older than `maxAge` seconds (negative: any age; 0: none).
@@ -63,30 +70,38 @@ final class RowCache: Sendable {
     /// Records snapshots (newer versions replace older ones).
     func store(_ snapshots: [RowSnapshot]) {
         guard !snapshots.isEmpty else { return }
-        if shards.count == 1 {
-            insert(snapshots, into: shards[0])
+        if shards.count == 1 || snapshots.count == 1 {
+            // One shard to visit: no shard numbers.
+            insert(snapshots, count: snapshots.count, into: shard(for: snapshots[0].objectID))
             return
         }
-        if snapshots.count == 1 {
-            // A lookup's one row: no per-shard arrays.
-            insert(snapshots, into: shard(for: snapshots[0].objectID))
-            return
+        // Each row's shard number, then one pass per shard that has rows: no per-shard arrays
+        // (and no retain of every snapshot to fill them).
+        var counts = [Int](repeating: 0, count: shards.count)
+        let shardOf = [UInt8](unsafeUninitializedCapacity: snapshots.count) { buffer, initialized in
+            for (index, snapshot) in snapshots.enumerated() {
+                let shard = shardIndex(for: snapshot.objectID)
+                buffer[index] = UInt8(truncatingIfNeeded: shard)
+                counts[shard] += 1
+            }
+            initialized = snapshots.count
         }
-        var grouped = Array(repeating: [RowSnapshot](), count: shards.count)
-        for snapshot in snapshots {
-            grouped[Int(UInt(bitPattern: snapshot.objectID.hashValue) % UInt(shards.count))].append(snapshot)
-        }
-        for (index, group) in grouped.enumerated() where !group.isEmpty {
-            insert(group, into: shards[index])
+        for (index, count) in counts.enumerated() where count > 0 {
+            insert(snapshots, count: count, into: shards[index], only: (shardOf, UInt8(truncatingIfNeeded: index)))
         }
     }
 
-    private func insert(_ snapshots: [RowSnapshot], into shard: Shard) {
-        let written = shard.writesSincePurge.wrappingAdd(snapshots.count, ordering: .relaxed).newValue
+    /// Inserts the `count` snapshots of `snapshots` that belong to `shard`: all of them, or
+    /// those whose number in `only.shardOf` is `only.shard`.
+    private func insert(_ snapshots: [RowSnapshot], count: Int, into shard: Shard, only: (shardOf: [UInt8], shard: UInt8)? = nil) {
+        let written = shard.writesSincePurge.wrappingAdd(count, ordering: .relaxed).newValue
         let now = RowSnapshot.now()
         shard.state.withLock { state in
             if !state.treeFloors.isEmpty { Self.expireTreeFloors(&state, now: now) }
-            for snapshot in snapshots {
+            // Room for every row at once: one resize at most, not one per doubling.
+            state.entries.reserveCapacity(state.entries.count + count)
+            for (index, snapshot) in snapshots.enumerated() {
+                if let only, only.shardOf[index] != only.shard { continue }
                 if !state.treeFloors.isEmpty, let floor = state.treeFloors[snapshot.objectID.entity.layout.rootIdentifier], snapshot.fetchedAt < floor.time {
                     continue  // read before a batch request changed its tree
                 }
@@ -159,7 +174,7 @@ final class RowCache: Sendable {
             grouped[0] = rows
         } else {
             for index in grouped.indices { grouped[index].reserveCapacity(rows.count / shards.count + 16) }
-            for row in rows { grouped[Int(UInt(bitPattern: row.id.hashValue) % UInt(shards.count))].append(row) }
+            for row in rows { grouped[shardIndex(for: row.id)].append(row) }
         }
         for (index, group) in grouped.enumerated() where !group.isEmpty {
             shards[index].state.withLock { state in

@@ -31,6 +31,10 @@ struct PredicateLexer {
         "ANY", "SOME", "ALL", "NONE", "NULL", "NIL", "TRUE", "FALSE", "YES", "NO", "SELF",
         "TRUEPREDICATE", "FALSEPREDICATE", "SUBQUERY", "FUNCTION", "CAST", "TERNARY", "FIRST", "LAST", "SIZE",
     ]
+    /// Operators of two characters (matched before those of one).
+    static let twoCharacterSymbols: Set<String> = ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||", "**"]
+    /// Operators and punctuation of one character.
+    static let oneCharacterSymbols: Set<Unicode.Scalar> = ["=", "<", ">", "!", "(", ")", "{", "}", "[", "]", ",", ".", "+", "-", "*", "/", ":"]
 
     let characters: [Unicode.Scalar]
     let source: String
@@ -136,14 +140,12 @@ struct PredicateLexer {
             }
             // Operators: longest match first.
             let two = peek(1).map { String(String.UnicodeScalarView([character, $0])) } ?? ""
-            let twoCharacterSymbols: Set<String> = ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||", "**"]
-            if twoCharacterSymbols.contains(two) {
+            if Self.twoCharacterSymbols.contains(two) {
                 tokens.append(PredicateToken(kind: .symbol(two), offset: start))
                 index += 2
                 continue
             }
-            let oneCharacterSymbols: Set<Unicode.Scalar> = ["=", "<", ">", "!", "(", ")", "{", "}", "[", "]", ",", ".", "+", "-", "*", "/", ":"]
-            if oneCharacterSymbols.contains(character) {
+            if Self.oneCharacterSymbols.contains(character) {
                 tokens.append(PredicateToken(kind: .symbol(String(character)), offset: start))
                 index += 1
                 continue
