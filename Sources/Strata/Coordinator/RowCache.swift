@@ -5,13 +5,20 @@ import Synchronization
 /// The coordinator's row cache: the last row snapshot read from or written to the store for
 /// each object, shared by every context of the coordinator.
 ///
-/// Entries hold their snapshots weakly: a snapshot lives as long as some object (in any
-/// context) uses it, and the entry is dropped once no one does. A context reuses a cached
-/// snapshot when it is no older than the context's `stalenessInterval`. Thread-safe: the table
-/// is split into shards, each behind its own lock.
+/// An entry serves its snapshot only while some object (in any context) uses it, as Core
+/// Data's row cache keeps a row while a context references it. The entry holds the snapshot
+/// strongly and tells a used one from an unused one by its reference count: a snapshot only
+/// the cache holds is dropped when it is next looked at, and by the purge below. (A weak
+/// reference would say the same, but it gives every cached snapshot a side table: one more
+/// allocation a row, and every retain and release of the snapshot on the runtime's slow path.)
+/// A reference only leaves the cache under its shard's lock, and other holders can only let
+/// go, so "only the cache holds it" cannot stop being true behind the lock's back.
+///
+/// A context reuses a cached snapshot when it is no older than the context's
+/// `stalenessInterval`. Thread-safe: the table is split into shards, each behind its own lock.
 final class RowCache: Sendable {
     private struct Entry {
-        weak var snapshot: RowSnapshot? = nil
+        var snapshot: RowSnapshot? = nil
         /// While a save of the row is under way (and shortly after), snapshots of this version
         /// or older are refused, so a read racing the save cannot put the old row back.
         var floor: Int64 = 0
@@ -21,8 +28,16 @@ final class RowCache: Sendable {
             floor > 0 && now < floorExpires && candidate.version <= floor
         }
 
-        func isDead(now: UInt64) -> Bool {
-            snapshot == nil && (floor == 0 || now >= floorExpires)
+        /// The snapshot while an object uses it; one that only the cache holds is let go.
+        /// Called under the shard's lock.
+        mutating func liveSnapshot() -> RowSnapshot? {
+            if snapshot != nil && isKnownUniquelyReferenced(&snapshot) { snapshot = nil }
+            return snapshot
+        }
+
+        /// Whether the entry holds nothing any more: no snapshot in use, no floor in force.
+        mutating func isDead(now: UInt64) -> Bool {
+            liveSnapshot() == nil && (floor == 0 || now >= floorExpires)
         }
     }
 
@@ -63,7 +78,11 @@ final class RowCache: Sendable {
     /// The cached snapshot of `id` no older than `maxAge` seconds (negative: any age; 0: none).
     func snapshot(for id: ManagedObjectID, maxAge: TimeInterval) -> RowSnapshot? {
         if maxAge == 0 { return nil }
-        guard let snapshot = shard(for: id).state.withLock({ $0.entries[id]?.snapshot }) else { return nil }
+        let cached = shard(for: id).state.withLock { state -> RowSnapshot? in
+            guard let index = state.entries.index(forKey: id) else { return nil }
+            return state.entries.values[index].liveSnapshot()
+        }
+        guard let snapshot = cached else { return nil }
         return snapshot.isFresh(stalenessInterval: maxAge) ? snapshot : nil
     }
 
@@ -114,9 +133,33 @@ final class RowCache: Sendable {
             // about twice the live entries plus 1,024 even when every write adds a new row (a
             // batched walk over a million rows).
             if written > max(1_024, state.entries.count / 2) {
-                state.entries = state.entries.filter { !$0.value.isDead(now: now) }
+                Self.purge(&state, now: now)
                 shard.writesSincePurge.store(0, ordering: .relaxed)
             }
+        }
+    }
+
+    /// Drops the entries that hold nothing any more (their unused snapshots go with them).
+    private static func purge(_ state: inout ShardState, now: UInt64) {
+        var dead: [ManagedObjectID] = []
+        forEachEntry(&state) { id, entry in
+            if entry.isDead(now: now) { dead.append(id) }
+        }
+        if dead.count * 4 > state.entries.count {
+            // Many: one new, smaller table.
+            state.entries = state.entries.filter { $0.value.snapshot != nil || $0.value.floor > 0 && now < $0.value.floorExpires }
+        } else {
+            for id in dead { state.entries.removeValue(forKey: id) }
+        }
+    }
+
+    /// Visits every entry in place. (A loop over `entries.indices` would hold a second
+    /// reference to the table, and the first change through `values` would copy it whole.)
+    private static func forEachEntry(_ state: inout ShardState, _ body: (ManagedObjectID, inout Entry) -> Void) {
+        var index = state.entries.startIndex
+        while index != state.entries.endIndex {
+            body(state.entries.keys[index], &state.entries.values[index])
+            state.entries.formIndex(after: &index)
         }
     }
 
@@ -147,7 +190,7 @@ final class RowCache: Sendable {
 
     @inline(__always)
     private static func update(_ entry: inout Entry, with snapshot: RowSnapshot, now: UInt64) {
-        if let current = entry.snapshot, current.version > snapshot.version { return }
+        if let current = entry.liveSnapshot(), current.version > snapshot.version { return }
         if entry.refuses(snapshot, now: now) { return }
         // The floor of a recent save stays: the saved row's snapshot (stored here by the save)
         // may be released before a read that began before the save returns, and that read's
@@ -186,7 +229,21 @@ final class RowCache: Sendable {
 
     /// Number of entries whose snapshot is still alive (for tests and diagnostics).
     var liveCount: Int {
-        shards.reduce(0) { total, shard in total + shard.state.withLock { $0.entries.values.filter { $0.snapshot != nil }.count } }
+        shards.reduce(0) { total, shard in
+            total
+                + shard.state.withLock { state in
+                    var live = 0
+                    Self.forEachEntry(&state) { _, entry in
+                        if entry.liveSnapshot() != nil { live += 1 }
+                    }
+                    return live
+                }
+        }
+    }
+
+    /// Number of entries, in use or not yet purged (for tests and diagnostics).
+    var entryCount: Int {
+        shards.reduce(0) { total, shard in total + shard.state.withLock { $0.entries.count } }
     }
 
     /// Forgets everything.
