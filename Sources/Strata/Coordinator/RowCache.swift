@@ -128,10 +128,10 @@ final class RowCache: Sendable {
                 // gets a new entry holding its snapshot).
                 Self.update(&state.entries[snapshot.objectID, default: Entry()], with: snapshot, now: now)
             }
-            // Drop entries whose snapshots were released, once half the table (or more) was
-            // written since the last pass: amortised O(1) per write, and the table stays within
-            // about twice the live entries plus 1,024 even when every write adds a new row (a
-            // batched walk over a million rows).
+            // Drop entries whose snapshots nothing else uses, once half the table (or 1,024
+            // rows, whichever is more) was written since the last pass: amortised O(1) per
+            // write, and the table stays within the entries in use plus what was written since
+            // the last pass, even when every write adds a new row.
             if written > max(1_024, state.entries.count / 2) {
                 Self.purge(&state, now: now)
                 shard.writesSincePurge.store(0, ordering: .relaxed)
