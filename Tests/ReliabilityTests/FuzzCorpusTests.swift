@@ -87,4 +87,30 @@ struct FuzzCorpusTests {
         let predicate = try ObjectPredicate(validatingFormat: format)
         #expect(predicate.evaluate(with: ["age": Int64(1)]))
     }
+
+    /// `TERNARY(condition, a, b)` nested `levels` deep, each wrapped in `parentheses` pairs: the
+    /// condition of every level starts with "(", which the parser reads first as a nested
+    /// predicate and then, when a comparison follows the ")", as a parenthesised expression.
+    static func nestedTernaries(levels: Int, parentheses: Int, closed: Bool = true) -> String {
+        var expression = "age"
+        for _ in 0..<levels {
+            let inner = "TERNARY(" + expression + " == 1, 1, 2)"
+            expression = String(repeating: "(", count: parentheses) + inner + (closed ? String(repeating: ")", count: parentheses) : "")
+        }
+        return expression + " + 0 == 1"
+    }
+
+    // Core Data's grammar lets "(" open either a predicate or an expression; the parser must
+    // settle which without re-reading the rest of the string once per reading (the fuzzer found
+    // 270 bytes of parentheses and TERNARYs that took a minute: Fuzz/corpus/predicates/crash-960fedf30d1bd152.txt).
+    @Test("Parentheses around nested TERNARYs parse once per token", .timeLimit(.minutes(1)))
+    func backtrackingIsMemoized() throws {
+        let deep = try ObjectPredicate(validatingFormat: Self.nestedTernaries(levels: 6, parentheses: 12))
+        let flat = try ObjectPredicate(validatingFormat: Self.nestedTernaries(levels: 6, parentheses: 0))
+        #expect(deep == flat)
+        #expect(deep.evaluate(with: ["age": Int64(1)]))
+        #expect(throws: StrataError.self) {
+            _ = try ObjectPredicate(validatingFormat: Self.nestedTernaries(levels: 6, parentheses: 12, closed: false))
+        }
+    }
 }

@@ -26,6 +26,15 @@ struct PredicateParser {
     private var argumentIndex = 0
     /// How deep the recursive descent is now (see ``maximumNestingDepth``).
     private var depth = 0
+    /// How many times the nesting limit has stopped a parse so far: a result reached while it
+    /// grew depends on the depth it was parsed at, and is not memoized.
+    private var nestingLimitHits = 0
+    /// Whether the string has a "(", the only token the parser backtracks over: without one, no
+    /// rule runs twice at a token and memoizing would only cost time.
+    private let mayBacktrack: Bool
+    /// Predicates and expressions already parsed, by the token they start at (see ``memoized``).
+    private var predicateMemo: [Int: Memo<PredicateNode>] = [:]
+    private var expressionMemo: [Int: Memo<ExpressionNode>] = [:]
 
     /// The deepest tree accepted. A deeper predicate or expression is a syntax error instead of
     /// a stack overflow in the recursive binder, evaluators, formatter and SQL compiler that walk
@@ -38,7 +47,12 @@ struct PredicateParser {
     static let maximumNestingDepth = 5 * maximumTreeDepth
 
     init(format: String, arguments: [Any?]) throws {
-        self.tokens = try PredicateLexer.tokens(of: format)
+        let tokens = try PredicateLexer.tokens(of: format)
+        self.tokens = tokens
+        self.mayBacktrack = tokens.contains { token in
+            if case .symbol("(") = token.kind { return true }
+            return false
+        }
         self.arguments = arguments
     }
 
@@ -70,8 +84,62 @@ struct PredicateParser {
 
     /// Enters one level of nesting; callers leave it with `defer { depth -= 1 }`.
     private mutating func enterNesting() throws {
-        guard depth < Self.maximumNestingDepth else { throw tooDeep(offset: current.offset) }
+        guard depth < Self.maximumNestingDepth else {
+            nestingLimitHits += 1
+            throw tooDeep(offset: current.offset)
+        }
         depth += 1
+    }
+
+    // MARK: Memoization
+
+    /// The outcome of parsing one rule from one token: the tree and where the parse ended, or the
+    /// error it threw; and the format argument the parse started at.
+    private struct Memo<Node> {
+        enum Outcome {
+            case parsed(Node, endPosition: Int, endArgumentIndex: Int)
+            case failed(PredicateSyntaxError)
+        }
+        var startArgumentIndex: Int
+        var outcome: Outcome
+    }
+
+    /// Runs `parse` at the current token, or replays its earlier outcome from `table`.
+    ///
+    /// A "(" may open a nested predicate or a parenthesised expression, and the parser tries the
+    /// first reading before the second (see ``notPredicate()``). Without memoization each
+    /// parenthesis doubles the work of every `TERNARY` or `SUBQUERY` predicate inside it: the
+    /// predicate fuzzer found 270 bytes that took a minute. With it, each rule runs at most once
+    /// per token, and a parse is polynomial in the length of the string.
+    private mutating func memoized<Node>(
+        _ table: WritableKeyPath<PredicateParser, [Int: Memo<Node>]>, _ parse: (inout PredicateParser) throws -> Node
+    ) throws -> Node {
+        guard mayBacktrack else { return try parse(&self) }
+        let start = position
+        let startArgumentIndex = argumentIndex
+        let outcome: Memo<Node>.Outcome
+        if let memo = self[keyPath: table][start], memo.startArgumentIndex == startArgumentIndex {
+            outcome = memo.outcome
+        } else {
+            let limitHitsBefore = nestingLimitHits
+            do {
+                let node = try parse(&self)
+                outcome = .parsed(node, endPosition: position, endArgumentIndex: argumentIndex)
+            } catch let error as PredicateSyntaxError {
+                outcome = .failed(error)
+            }
+            if nestingLimitHits == limitHitsBefore {
+                self[keyPath: table][start] = Memo(startArgumentIndex: startArgumentIndex, outcome: outcome)
+            }
+        }
+        switch outcome {
+        case .parsed(let node, let endPosition, let endArgumentIndex):
+            position = endPosition
+            argumentIndex = endArgumentIndex
+            return node
+        case .failed(let error):
+            throw error
+        }
     }
 
     private func tooDeep(offset: Int = 0) -> PredicateSyntaxError {
@@ -114,6 +182,10 @@ struct PredicateParser {
     // MARK: Predicates
 
     private mutating func orPredicate() throws -> PredicateNode {
+        try memoized(\.predicateMemo) { try $0.parseOr() }
+    }
+
+    private mutating func parseOr() throws -> PredicateNode {
         try enterNesting()
         defer { depth -= 1 }
         var terms = [try andPredicate()]
@@ -256,6 +328,10 @@ struct PredicateParser {
     // MARK: Expressions
 
     private mutating func expression() throws -> ExpressionNode {
+        try memoized(\.expressionMemo) { try $0.parseSum() }
+    }
+
+    private mutating func parseSum() throws -> ExpressionNode {
         try enterNesting()
         var levels = 1
         defer { depth -= levels }
