@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs one fuzzer for a bounded time and prints its figures.
 #   Fuzz/run-fuzzer.sh SECONDS [predicate|model-file|store-file] [extra libFuzzer flags]
+# For a long run on every core, add -fork=N (N processes; executions are counted over all of them)
+# and -runs=TOTAL to stop after that many.
 # The target defaults to predicate. New interesting inputs go to .build/fuzz/ (not the repository).
 # A crashing input is copied into the target's corpus folder (Fuzz/corpus/predicates/,
 # Fuzz/corpus/model-files/ or Fuzz/corpus/store-files/) as crash-<sha1>.txt / .xml / .sqlite:
@@ -82,6 +84,14 @@ for folder in "${TMPDIR:-/tmp}"/strata-store-fuzz-*; do
 done
 EXECUTIONS=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$LOG" | grep -o '[0-9]*$' | tail -1)
 RATE=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$LOG" | grep -o '[0-9]*$' | tail -1)
+if [ -z "$EXECUTIONS" ]; then
+    # -fork=N (one process per core): the parent prints no final statistics, only status lines
+    # "#TOTAL: cov: … time: Ns …" that count the executions of every job.
+    STATUS_LINE=$(grep -E '^#[0-9]+: cov:' "$LOG" | tail -1)
+    EXECUTIONS=$(echo "$STATUS_LINE" | grep -oE '^#[0-9]+' | tr -d '#')
+    FUZZ_TIME=$(echo "$STATUS_LINE" | grep -oE 'time: [0-9]+' | grep -oE '[0-9]+')
+    [ -n "$EXECUTIONS" ] && [ "${FUZZ_TIME:-0}" -gt 0 ] && RATE=$((EXECUTIONS / FUZZ_TIME))
+fi
 CRASHES=0
 for artifact in "$ARTIFACTS"/crash-* "$ARTIFACTS"/timeout-* "$ARTIFACTS"/oom-* "$ARTIFACTS"/leak-*; do
     [ -e "$artifact" ] || continue

@@ -101,8 +101,10 @@ struct FuzzCorpusTests {
     }
 
     // Core Data's grammar lets "(" open either a predicate or an expression; the parser must
-    // settle which without re-reading the rest of the string once per reading (the fuzzer found
-    // 270 bytes of parentheses and TERNARYs that took a minute: Fuzz/corpus/predicates/crash-960fedf30d1bd152.txt).
+    // settle which without re-reading the rest of the string once per reading. The fuzzer found
+    // 270 bytes of parentheses and TERNARYs that took a minute (Fuzz/corpus/predicates/
+    // crash-960fedf30d1bd152.txt), then three that also reach the nesting limit
+    // (crash-699d87d013e82383.txt, crash-a4ab339540791a7f.txt, crash-d4a71c1729a87151.txt).
     @Test("Parentheses around nested TERNARYs parse once per token", .timeLimit(.minutes(1)))
     func backtrackingIsMemoized() throws {
         let deep = try ObjectPredicate(validatingFormat: Self.nestedTernaries(levels: 6, parentheses: 12))
@@ -111,6 +113,13 @@ struct FuzzCorpusTests {
         #expect(deep.evaluate(with: ["age": Int64(1)]))
         #expect(throws: StrataError.self) {
             _ = try ObjectPredicate(validatingFormat: Self.nestedTernaries(levels: 6, parentheses: 12, closed: false))
+        }
+        // Past the nesting limit the parse stops at once instead of trying the other reading of
+        // every "(" on the way out (the long run's next three timeouts, in the corpus too).
+        #expect {
+            _ = try ObjectPredicate(validatingFormat: Self.nestedTernaries(levels: 6, parentheses: 60, closed: false))
+        } throws: { error in
+            (error as? StrataError)?.message.contains("nested too deeply") ?? false
         }
     }
 }

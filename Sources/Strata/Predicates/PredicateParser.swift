@@ -26,8 +26,8 @@ struct PredicateParser {
     private var argumentIndex = 0
     /// How deep the recursive descent is now (see ``maximumNestingDepth``).
     private var depth = 0
-    /// How many times the nesting limit has stopped a parse so far: a result reached while it
-    /// grew depends on the depth it was parsed at, and is not memoized.
+    /// How many times the nesting limit has stopped a parse: once it has, the parse is over (no
+    /// other reading of a "(" is tried; see ``notPredicate()``).
     private var nestingLimitHits = 0
     /// Whether the string has a "(", the only token the parser backtracks over: without one, no
     /// rule runs twice at a token and memoizing would only cost time.
@@ -121,16 +121,15 @@ struct PredicateParser {
         if let memo = self[keyPath: table][start], memo.startArgumentIndex == startArgumentIndex {
             outcome = memo.outcome
         } else {
-            let limitHitsBefore = nestingLimitHits
             do {
                 let node = try parse(&self)
                 outcome = .parsed(node, endPosition: position, endArgumentIndex: argumentIndex)
             } catch let error as PredicateSyntaxError {
                 outcome = .failed(error)
             }
-            if nestingLimitHits == limitHitsBefore {
-                self[keyPath: table][start] = Memo(startArgumentIndex: startArgumentIndex, outcome: outcome)
-            }
+            // A result never depends on the depth it was parsed at: reaching the nesting limit
+            // ends the whole parse (see ``notPredicate()``), so no refusal for depth is replayed.
+            self[keyPath: table][start] = Memo(startArgumentIndex: startArgumentIndex, outcome: outcome)
         }
         switch outcome {
         case .parsed(let node, let endPosition, let endArgumentIndex):
@@ -235,6 +234,9 @@ struct PredicateParser {
                     nestedError = PredicateSyntaxError(message: "Expected ')' to close the parenthesis at offset \(tokens[saved.0].offset), found \(describe(current))", offset: current.offset)
                 }
             } catch let error as PredicateSyntaxError {
+                // Too deep is final: the other reading is no shallower, and trying it after every
+                // refusal would redo the work of everything inside once per parenthesis.
+                if nestingLimitHits > 0 { throw error }
                 nestedError = error
             }
             (position, argumentIndex, depth) = saved
@@ -669,78 +671,5 @@ struct PredicateParser {
         if letter == "K" { return .keyPath(try keyArgument(offset: offset)) }
         guard Self.specifierTakesValue(letter) else { return try Self.argumentNode(spec, nil, offset: offset) }
         return try Self.argumentNode(spec, try nextArgument(offset: offset, spec: spec), offset: offset)
-    }
-
-    /// Whether a specifier (by its last letter) takes a value argument: `%@`, `%d`… `%f`… `%s`.
-    static func specifierTakesValue(_ letter: Character) -> Bool {
-        switch letter {
-        case "@", "d", "i", "u", "D", "U", "x", "X", "o", "c", "f", "e", "g", "F", "E", "G", "a", "A", "s", "S": return true
-        default: return false
-        }
-    }
-
-    /// The node of a value specifier's argument (what `%@`, `%d`, `%f`, `%s` stand for); throws
-    /// for an argument of the wrong type and for `%%` or an unknown specifier.
-    static func argumentNode(_ spec: String, _ argument: Any?, offset: Int) throws -> ExpressionNode {
-        let letter = spec.last ?? "@"
-        switch letter {
-        case "@":
-            // A value of a common type (no expression) converts without the cast to an expression.
-            if let argument, let value = PredicateValue.common(argument) { return .constant(value) }
-            if let expression = argument as? ObjectExpression { return expression.node }
-            guard let value = PredicateValue(any: argument) else {
-                throw PredicateSyntaxError(message: "'%@' argument of type \(argument.map { "\(type(of: $0))" } ?? "nil") cannot be used in a predicate", offset: offset)
-            }
-            return .constant(value)
-        case "d", "i", "u", "D", "U", "x", "X", "o", "c":
-            guard let argument, case .some(.exact(let value)) = AttributeCodec.integerValue(argument) else {
-                throw PredicateSyntaxError(message: "'%\(spec)' needs an integer argument, got \(argument.map { "\(type(of: $0))" } ?? "nil")", offset: offset)
-            }
-            return .constant(.integer(value))
-        case "f", "e", "g", "F", "E", "G", "a", "A":
-            guard let argument, let value = AttributeCodec.doubleValue(argument) else {
-                throw PredicateSyntaxError(message: "'%\(spec)' needs a floating-point argument, got \(argument.map { "\(type(of: $0))" } ?? "nil")", offset: offset)
-            }
-            return .constant(.double(value))
-        case "s", "S":
-            guard let text = argument as? String else {
-                throw PredicateSyntaxError(message: "'%\(spec)' needs a string argument", offset: offset)
-            }
-            return .constant(.string(text))
-        case "%":
-            throw PredicateSyntaxError(message: "'%%' is not valid in a predicate", offset: offset)
-        default:
-            throw PredicateSyntaxError(message: "Unknown format specifier '%\(spec)'", offset: offset)
-        }
-    }
-}
-
-/// Conversions of `CAST(constant, 'Type')`.
-enum CastConversion {
-    static func convert(_ value: PredicateValue, to type: String) -> PredicateValue? {
-        switch (type, value) {
-        case ("NSDate", .integer(let v)): return .date(Date(timeIntervalSinceReferenceDate: Double(v)))
-        case ("NSDate", .double(let v)): return .date(Date(timeIntervalSinceReferenceDate: v))
-        case ("NSDate", .date): return value
-        case ("NSNumber", .string(let text)):
-            if let int = Int64(text) { return .integer(int) }
-            switch text.lowercased() {
-            case "nan": return .double(.nan)
-            case "inf", "+inf", "infinity": return .double(.infinity)
-            case "-inf", "-infinity": return .double(-.infinity)
-            default: return Double(text).map { .double($0) }
-            }
-        case ("NSNumber", .integer), ("NSNumber", .double): return value
-        case ("NSDecimalNumber", .string(let text)): return Decimal(string: text, locale: DecimalText.posix).map { .decimal($0) }
-        case ("NSDecimalNumber", .integer(let v)): return .decimal(Decimal(v))
-        case ("NSDecimalNumber", .double(let v)): return Decimal(string: String(v), locale: DecimalText.posix).map { .decimal($0) }
-        case ("NSString", .string): return value
-        case ("NSString", .integer(let v)): return .string(String(v))
-        case ("NSData", .string(let text)): return Data(base64Encoded: text).map { .data($0) }
-        case ("NSUUID", .string(let text)), ("UUID", .string(let text)): return UUID(uuidString: text).map { .uuid($0) }
-        case ("NSURL", .string(let text)), ("URL", .string(let text)): return URL(string: text).map { .url($0) }
-        case ("NSManagedObjectID", .string(let text)): return URL(string: text).map { .objectURI($0) }
-        default: return nil
-        }
     }
 }
