@@ -89,7 +89,7 @@ if [ -z "$EXECUTIONS" ]; then
     # "#TOTAL: cov: … time: Ns …" that count the executions of every job.
     STATUS_LINE=$(grep -E '^#[0-9]+: cov:' "$LOG" | tail -1)
     EXECUTIONS=$(echo "$STATUS_LINE" | grep -oE '^#[0-9]+' | tr -d '#')
-    FUZZ_TIME=$(echo "$STATUS_LINE" | grep -oE 'time: [0-9]+' | grep -oE '[0-9]+')
+    FUZZ_TIME=$(echo "$STATUS_LINE" | grep -oE ' time: [0-9]+' | head -1 | grep -oE '[0-9]+')
     [ -n "$EXECUTIONS" ] && [ "${FUZZ_TIME:-0}" -gt 0 ] && RATE=$((EXECUTIONS / FUZZ_TIME))
 fi
 CRASHES=0
