@@ -26,9 +26,9 @@ struct PredicateParser {
     private var argumentIndex = 0
     /// How deep the recursive descent is now (see ``maximumNestingDepth``).
     private var depth = 0
-    /// How many times the nesting limit has stopped a parse: once it has, the parse is over (no
-    /// other reading of a "(" is tried; see ``notPredicate()``).
-    private var nestingLimitHits = 0
+    /// Whether the nesting limit has stopped the parse: once it has, the parse is over (no other
+    /// reading of a "(" is tried; see ``notPredicate()``).
+    private var reachedNestingLimit = false
     /// Whether the string has a "(", the only token the parser backtracks over: without one, no
     /// rule runs twice at a token and memoizing would only cost time.
     private let mayBacktrack: Bool
@@ -85,7 +85,7 @@ struct PredicateParser {
     /// Enters one level of nesting; callers leave it with `defer { depth -= 1 }`.
     private mutating func enterNesting() throws {
         guard depth < Self.maximumNestingDepth else {
-            nestingLimitHits += 1
+            reachedNestingLimit = true
             throw tooDeep(offset: current.offset)
         }
         depth += 1
@@ -236,7 +236,7 @@ struct PredicateParser {
             } catch let error as PredicateSyntaxError {
                 // Too deep is final: the other reading is no shallower, and trying it after every
                 // refusal would redo the work of everything inside once per parenthesis.
-                if nestingLimitHits > 0 { throw error }
+                if reachedNestingLimit { throw error }
                 nestedError = error
             }
             (position, argumentIndex, depth) = saved
