@@ -27,6 +27,12 @@ predicate)
     LABEL="predicate parser"
     TARGET_FLAGS=(-max_len=4096)
     LEAKS=0
+    # AddressSanitizer records a stack for every allocation, by default 30 frames deep: the
+    # unwinding and storing took a third of this fuzzer's time (perf). The leak check, the one
+    # user of those stacks that a reproducer cannot replace, is off here, so none is recorded
+    # (1,440 inputs/s instead of 900 on a grown corpus). A crash still prints where it happened;
+    # for the allocation's history, replay its input with ASAN_OPTIONS=malloc_context_size=30.
+    ASAN_EXTRA=":malloc_context_size=0"
     ;;
 model-file)
     FUZZER=.build/fuzz/model-file-fuzzer
@@ -72,7 +78,7 @@ esac
 mkdir -p "$WORK" "$ARTIFACTS"
 rm -f "$ARTIFACTS"/crash-* "$ARTIFACTS"/timeout-* "$ARTIFACTS"/oom-* "$ARTIFACTS"/leak-*
 export SWIFT_BACKTRACE=enable=no
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=$LEAKS}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=$LEAKS${ASAN_EXTRA:-}}"
 LOG=.build/fuzz/last-run-$TARGET.log
 "$FUZZER" -max_total_time="$SECONDS_TO_RUN" -timeout=10 "${TARGET_FLAGS[@]}" -print_final_stats=1 \
     -artifact_prefix="$ARTIFACTS/" "$@" "$WORK" "$SEEDS" >"$LOG" 2>&1
