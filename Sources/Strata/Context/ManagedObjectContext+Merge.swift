@@ -137,7 +137,7 @@ extension ManagedObjectContext {
         guard object.toManyValues.contains(where: { $0 != nil }) else { return }
         object.toManyValues = Array(repeating: nil, count: object.toManyValues.count)
         object.committedToMany = object.toManyValues
-        object.prefetchedObjects = []
+        object.forgetPrefetchedObjects()
     }
 
     /// A save elsewhere deleted `object`'s row. As in Core Data, the object stays registered and

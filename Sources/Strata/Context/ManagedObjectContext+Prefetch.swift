@@ -17,8 +17,9 @@ extension ManagedObjectContext {
 
     /// One step of a key path: fires the owners (their to-one keys are needed), loads the
     /// to-many contents they lack in one read, then the rows of every target that has none in
-    /// one read. Each owner keeps its targets alive (`prefetchedObjects`), so they fire without
-    /// I/O while it is in use. Targets are found or created in one pass over the owners,
+    /// one read. Each owner keeps its targets alive (through the step's shared
+    /// `PrefetchedTargets`, or its own `prefetchedObjects`), so they fire without I/O while it
+    /// is in use. Targets are found or created in one pass over the owners,
     /// deduplicated by object identity only where two owners can share one (a to-one, or a
     /// to-many whose inverse is not a to-one). Returns the targets, in first-seen order.
     private func prefetchStep(_ name: String, for objects: [ManagedObject]) throws -> [ManagedObject] {
@@ -45,20 +46,33 @@ extension ManagedObjectContext {
             if object.isFaultStorage && object.snapshot == nil && !id.isTemporaryID { missing.append(id) }
             return object
         }
+        // Every owner holds the step's targets through one shared array (`targets`); an owner
+        // that cannot (a fault, or one holding an earlier step's) keeps its own in its side record.
+        let targets = PrefetchedTargets()
         for object in objects {
             switch object.entity.layout.slot(forKey: name) {
             case .toMany(let slot)? where slot < object.toManyValues.count:
                 guard let ids = object.toManyValues[slot]?.ids, !ids.isEmpty else { continue }
-                var neighbours = object.prefetchedObjects
-                neighbours.reserveCapacity(neighbours.count + ids.count)
-                for id in ids { neighbours.append(target(id)) }
-                object.prefetchedObjects = neighbours
+                if object.holdPrefetched(targets) {
+                    for id in ids { _ = target(id) }
+                } else {
+                    var neighbours = object.prefetchedObjects
+                    neighbours.reserveCapacity(neighbours.count + ids.count)
+                    for id in ids { neighbours.append(target(id)) }
+                    object.prefetchedObjects = neighbours
+                }
             case .toOne(let slot)? where slot < object.toOneValues.count:
-                if let id = object.toOneValues[slot] { object.prefetchedObjects.append(target(id)) }
+                guard let id = object.toOneValues[slot] else { continue }
+                if object.holdPrefetched(targets) {
+                    _ = target(id)
+                } else {
+                    object.prefetchedObjects.append(target(id))
+                }
             default:
                 break
             }
         }
+        targets.objects = result
         withExtendedLifetime(loadedMembers) {}
         // The targets' rows in one read; their faults then fire without I/O.
         if !missing.isEmpty {

@@ -77,7 +77,7 @@ extension ManagedObjectContext {
     /// Unregisters an object and cuts its link to the context (its change state is the unit of
     /// work's business: `detach` or a save's end takes care of it).
     func unlink(_ object: ManagedObject) {
-        object.prefetchedObjects = []
+        object.forgetPrefetchedObjects()
         state.registry.unregister(object.objectID, ifItIs: object)
         state.retained[ObjectIdentifier(object)] = nil
         object.registry = nil
@@ -133,7 +133,7 @@ extension ManagedObjectContext {
         noteEvent(.refreshed, for: object)
         state.work.markClean(object, because: .refreshed)
         object.snapshot = nil
-        object.prefetchedObjects = []
+        object.forgetPrefetchedObjects()
         prepareStorage(of: object, defaults: false)
         object.isFaultStorage = true
         object.recordedProblems.removeAll()

@@ -86,22 +86,23 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // - committedToMany: the to-many contents as last loaded or saved, kept to compute what a
     //   save changes.
     // - sideRecord: what most objects never need (see `ObjectSideRecord`); created on first use.
-    // - faultBatch: for faults of a batched fetch, the fetch's IDs, so firing one loads its
-    //   whole batch.
+    // - groupLink: what the object shares with the other objects of one fetch: while it is a
+    //   fault of a batched fetch, the fetch's IDs (so firing one loads its whole batch); once
+    //   it owns prefetched objects, the targets of that prefetch (see `FetchGroupLink`).
     #if DEBUG
     var modelRulesChecked = false
     var faultBatchIndex: Int32 = 0
     var toManyValues: [ToManyValue?] = []
     var committedToMany: [ToManyValue?] = []
     var sideRecord: ObjectSideRecord?
-    var faultBatch: FaultBatch?
+    var groupLink: FetchGroupLink?
     #else
     @exclusivity(unchecked) var modelRulesChecked = false
     @exclusivity(unchecked) var faultBatchIndex: Int32 = 0
     @exclusivity(unchecked) var toManyValues: [ToManyValue?] = []
     @exclusivity(unchecked) var committedToMany: [ToManyValue?] = []
     @exclusivity(unchecked) var sideRecord: ObjectSideRecord?
-    @exclusivity(unchecked) var faultBatch: FaultBatch?
+    @exclusivity(unchecked) var groupLink: FetchGroupLink?
     #endif
 
     /// Creates an object of `entity` and inserts it into `context` (if given). An object
@@ -271,17 +272,6 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         // During a save the model's rules were already checked on the stored values.
         if modelRulesChecked { return }
         try validateModelRules(value, forKey: key)
-    }
-}
-
-/// The IDs of a batched fetch, shared by its faults: firing one fault loads the values of the
-/// `size` objects of its batch in one query.
-final class FaultBatch {
-    let ids: [ManagedObjectID]
-    let size: Int
-    init(ids: [ManagedObjectID], size: Int) {
-        self.ids = ids
-        self.size = max(1, size)
     }
 }
 

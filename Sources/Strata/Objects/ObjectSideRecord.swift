@@ -14,7 +14,8 @@ final class ObjectSideRecord {
     /// Problems recorded by APIs that cannot throw; reported by the next save.
     var recordedProblems: [StrataError] = []
     /// Objects loaded for this one by relationship prefetching, kept alive as long as it is (as
-    /// Core Data's fired relationships keep theirs), so they fire without I/O.
+    /// Core Data's fired relationships keep theirs), so they fire without I/O — when the
+    /// object could not hold its prefetch step's shared targets (see `FetchGroupLink`).
     var prefetchedObjects: [ManagedObject] = []
     /// On a key-path probe only (`Objects/KeyPathKeys.swift`): the key paths of the wrapped
     /// properties read so far; nil on every other object.

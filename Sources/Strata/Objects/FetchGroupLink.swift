@@ -1,0 +1,69 @@
+/// What a managed object shares with the other objects of one fetch, in one field of the object
+/// (a pointer: the two cases and `nil` fit in its spare bits). The two uses never overlap in
+/// time: a fault batch serves an object only while it is a fault, prefetched targets only once
+/// it has its values (a prefetch fires its owners first; turning an object back into a fault
+/// drops its targets). Used only on the object's context's queue, like the object.
+enum FetchGroupLink {
+    /// The object is a fault of a batched fetch: firing it loads its batch.
+    case faultBatch(FaultBatch)
+    /// The object owns objects that a prefetch loaded: they stay alive while it does.
+    case prefetched(PrefetchedTargets)
+}
+
+/// The IDs of a batched fetch, shared by its faults: firing one fault loads the values of the
+/// `size` objects of its batch in one query.
+final class FaultBatch {
+    let ids: [ManagedObjectID]
+    let size: Int
+    init(ids: [ManagedObjectID], size: Int) {
+        self.ids = ids
+        self.size = max(1, size)
+    }
+}
+
+/// The targets one prefetch step loaded (`Context/ManagedObjectContext+Prefetch.swift`), held
+/// by every owner of that step: one array for the whole step instead of a side record and an
+/// array per owner. A target therefore stays alive while any owner of its step does, not only
+/// while the owners that reference it do.
+final class PrefetchedTargets {
+    var objects: [ManagedObject] = []
+}
+
+extension ManagedObject {
+    /// The object's fault batch (see ``FetchGroupLink/faultBatch(_:)``), or nil. Setting nil
+    /// clears a fault batch only: prefetched targets the object holds stay.
+    var faultBatch: FaultBatch? {
+        @inline(__always) get {
+            if case .faultBatch(let batch)? = groupLink { return batch }
+            return nil
+        }
+        set {
+            if let newValue {
+                groupLink = .faultBatch(newValue)
+            } else if case .faultBatch? = groupLink {
+                groupLink = nil
+            }
+        }
+    }
+
+    /// Makes the object hold `targets` (all of one prefetch step's targets), when it holds no
+    /// other step's. Returns false when it cannot: the object is a fault (its batch link may
+    /// still serve it) or holds an earlier step's targets; the caller then keeps this object's
+    /// own targets in ``prefetchedObjects``.
+    func holdPrefetched(_ targets: PrefetchedTargets) -> Bool {
+        switch groupLink {
+        case .prefetched(let held)?:
+            return held === targets
+        case .faultBatch?, nil:
+            if isFaultStorage { return false }
+            groupLink = .prefetched(targets)
+            return true
+        }
+    }
+
+    /// Lets go of every prefetched object the object holds (its own and its step's).
+    func forgetPrefetchedObjects() {
+        prefetchedObjects = []
+        if case .prefetched? = groupLink { groupLink = nil }
+    }
+}
