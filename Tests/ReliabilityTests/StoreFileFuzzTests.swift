@@ -51,6 +51,9 @@ struct StoreFileFuzzTests {
             ("seed-metadata-text.sqlite", "metadata is missing or damaged"), ("seed-metadata-empty-blob.sqlite", "metadata is missing or damaged"),
             ("seed-metadata-array.sqlite", "metadata is missing or damaged"), ("seed-metadata-missing-row.sqlite", "metadata is missing or damaged"),
             ("seed-metadata-wrong-hashes.sqlite", "incompatible"),
+            // Found by the fuzzer: a metadata dictionary's marker turned into a set's crashed
+            // Foundation's PropertyListSerialization (Support/PropertyListReader.swift).
+            ("crash-e8fccfbb2dc15d76.sqlite", "metadata is missing or damaged"),
         ] as [(String, String?)])
     func seedOutcomes(name: String, refusal: String?) throws {
         let directory = TemporaryDirectory(prefix: "strata-store-seed")

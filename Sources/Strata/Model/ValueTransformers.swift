@@ -43,7 +43,9 @@ public struct CodableValueTransformer<Value: Codable & Sendable>: AttributeValue
 }
 
 /// The default transformer: property-list values (strings, numbers, booleans, dates, data, and
-/// arrays and dictionaries of them), stored as a binary property list.
+/// arrays and dictionaries of them), stored as a binary property list. Reading gives Swift
+/// values (`Int`, `Double`, `Bool`, `[Any]`, `[String: Any]`…) and refuses damaged data, and lists
+/// nested deeper than 256 levels, with an error.
 ///
 /// `Sendable` and stateless: it transforms values on whatever queue the reading or saving context
 /// runs.
@@ -62,7 +64,7 @@ public struct PropertyListValueTransformer: AttributeValueTransformer {
     }
 
     public func reverseTransformedValue(_ data: Data) throws -> Any {
-        try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        try PropertyListReader.value(from: data)
     }
 }
 

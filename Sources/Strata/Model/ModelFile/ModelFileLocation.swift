@@ -46,7 +46,7 @@ enum ModelFileLocation {
             throw ModelFileError.make(
                 "The bundle holds \(versions.count) versions but no .xccurrentversion saying which is current", file: url, line: 0, element: "bundle")
         }
-        let plist = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        let plist = try? PropertyListReader.value(from: data)
         guard let name = (plist as? [String: Any])?["_XCCurrentVersionName"] as? String, !name.isEmpty else {
             throw ModelFileError.make("It is not a property list with a _XCCurrentVersionName string", file: marker, line: 1, element: "plist")
         }

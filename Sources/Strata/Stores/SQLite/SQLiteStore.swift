@@ -239,7 +239,7 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         let statement = try connection.cachedStatement(MetadataStatements.readMetadata)
         var plist: Data?
         try statement.forEachRow { plist = $0.blob(at: 1) }
-        guard let plist, let decoded = try? PropertyListSerialization.propertyList(from: plist, options: [], format: nil) as? [String: Any] else {
+        guard let plist, let decoded = try? PropertyListReader.value(from: plist) as? [String: Any] else {
             throw StrataError(code: StrataError.Code.persistentStoreOpen, message: "The store's metadata is missing or damaged", url: url)
         }
         return MetadataCoding.sendable(decoded)
