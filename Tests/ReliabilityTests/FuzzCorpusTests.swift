@@ -122,4 +122,25 @@ struct FuzzCorpusTests {
             (error as? StrataError)?.message.contains("nested too deeply") ?? false
         }
     }
+
+    // Core Data types a TERNARY by its values. The kind of a TERNARY was read from its first
+    // value twice, so a chain of TERNARYs nested in their first values cost 2^depth to bind
+    // (found reading the predicate fuzzer's profile: the binder's `kind` allocated on every call).
+    @Test("A chain of TERNARYs nested in their first values binds in linear time", .timeLimit(.minutes(1)))
+    func ternaryChainBindsOnce() throws {
+        func chain(_ levels: Int) -> String {
+            var expression = "age"
+            for _ in 0..<levels { expression = "TERNARY(age >= 0, " + expression + ", 2)" }
+            return expression + " == age"
+        }
+        let stores = try FuzzStores()
+        // 2^40 reads before the fix. The in-memory store answers; SQLite's parser has a fixed
+        // stack and refuses CASEs nested this deep, which is an error, not an answer.
+        let deep = stores.matches(chain(40))
+        #expect(deep.memory?.isEmpty == false)
+        #expect(deep.sqlite == nil || deep.sqlite == deep.memory)
+        let shallow = stores.matches(chain(10))
+        #expect(shallow.memory?.isEmpty == false)
+        #expect(shallow.memory == shallow.sqlite)
+    }
 }

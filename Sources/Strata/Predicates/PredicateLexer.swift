@@ -138,8 +138,13 @@ struct PredicateLexer {
             default:
                 break
             }
-            // Operators: longest match first.
-            let two = peek(1).map { String(String.UnicodeScalarView([character, $0])) } ?? ""
+            // Operators: longest match first. (Two scalars appended to a small string: no
+            // array or heap string per operator character.)
+            var two = ""
+            if let next = peek(1) {
+                two.unicodeScalars.append(character)
+                two.unicodeScalars.append(next)
+            }
             if Self.twoCharacterSymbols.contains(two) {
                 tokens.append(PredicateToken(kind: .symbol(two), offset: start))
                 index += 2

@@ -126,7 +126,11 @@ indirect enum BoundExpression {
                 if kinds.contains(.decimal) { return .decimal }
                 return function == .floor || function == .ceiling || function == .trunc ? (kinds.first ?? .integer) : .integer
             }
-        case .conditional(_, let a, let b): return a.kind == .null ? b.kind : a.kind
+        case .conditional(_, let a, let b):
+            // `a`'s kind read once: reading it twice made a chain of TERNARYs nested in their
+            // first value cost 2^depth.
+            let kind = a.kind
+            return kind == .null ? b.kind : kind
         case .resultColumn(_, let kind): return kind
         }
     }
