@@ -35,7 +35,7 @@ enum PropertyListReader {
         init(from decoder: any Decoder) throws {
             guard decoder.codingPath.count < PropertyListReader.maximumDepth else {
                 throw DecodingError.dataCorrupted(
-                    DecodingError.Context(codingPath: [], debugDescription: "The property list nests deeper than \(PropertyListReader.maximumDepth) levels (or contains itself)"))
+                    .init(codingPath: [], debugDescription: "The property list nests deeper than \(PropertyListReader.maximumDepth) levels (or contains itself)"))
             }
             if let keyed = try? decoder.container(keyedBy: AnyKey.self) {
                 var dictionary: [String: Any] = [:]
