@@ -10,7 +10,11 @@ import Foundation
 /// bridges some damaged binary lists to Swift (a dictionary's marker turned into a set's, found
 /// by the store-file fuzzer: `Fuzz/corpus/store-files/crash-e8fccfbb2dc15d76.sqlite`). The
 /// decoder follows object references as it is asked for them, so a list that contains itself
-/// would recurse without end: nesting deeper than ``maximumDepth`` is refused. XML property
+/// would recurse without end (nesting deeper than ``maximumDepth`` is refused), and one whose
+/// containers refer to the same container many times would be read once per reference — 2^40
+/// values from 40 two-element arrays that each hold the next one twice, which hung
+/// `PropertyListSerialization` as well. A list writers make holds every container once, so it
+/// has fewer values than bytes: reading more values than the data has bytes is refused. XML property
 /// lists (which have no sets) are read with `PropertyListSerialization`, whose XML parser refuses
 /// deep nesting where the decoder's recursive XML scanner would overflow the stack.
 enum PropertyListReader {
@@ -20,7 +24,9 @@ enum PropertyListReader {
     /// The property list in `data`, as plain Swift values.
     static func value(from data: Data) throws -> Any {
         if data.starts(with: binaryMagic) {
-            return try PropertyListDecoder().decode(DecodedValue.self, from: data).value
+            let decoder = PropertyListDecoder()
+            if let key = ValueBudget.key { decoder.userInfo[key] = ValueBudget(remaining: data.count) }
+            return try decoder.decode(DecodedValue.self, from: data).value
         }
         return try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
     }
@@ -36,6 +42,12 @@ enum PropertyListReader {
             guard decoder.codingPath.count < PropertyListReader.maximumDepth else {
                 throw DecodingError.dataCorrupted(
                     .init(codingPath: [], debugDescription: "The property list nests deeper than \(PropertyListReader.maximumDepth) levels (or contains itself)"))
+            }
+            if let key = ValueBudget.key, let budget = decoder.userInfo[key] as? ValueBudget {
+                budget.remaining -= 1
+                guard budget.remaining >= 0 else {
+                    throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "The property list holds more values than bytes (its containers share contents)"))
+                }
             }
             if let keyed = try? decoder.container(keyedBy: AnyKey.self) {
                 var dictionary: [String: Any] = [:]
@@ -68,6 +80,17 @@ enum PropertyListReader {
                 throw DecodingError.dataCorruptedError(in: single, debugDescription: "A value of a kind property lists do not hold (a set, a UID or a damaged object)")
             }
         }
+    }
+
+    /// How many more values one read may decode (see ``value(from:)``). Used by one decode on
+    /// one thread; `@unchecked Sendable` only because the decoder's `userInfo` holds `Sendable`
+    /// values.
+    private final class ValueBudget: @unchecked Sendable {
+        /// The budget's key in the decoder's `userInfo` (the initializer cannot fail for a
+        /// non-empty name; it is optional only in its declaration).
+        static let key = CodingUserInfoKey(rawValue: "StrataPropertyListValueBudget")
+        var remaining: Int
+        init(remaining: Int) { self.remaining = remaining }
     }
 
     /// Any dictionary key.

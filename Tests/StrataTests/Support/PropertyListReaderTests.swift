@@ -56,7 +56,7 @@ struct PropertyListReaderTests {
         return Data(bytes)
     }
 
-    @Test("a dictionary marker damaged into a set's, a list that contains itself and unknown markers are errors")
+    @Test("a dictionary marker damaged into a set's, a list that contains itself, shared containers and unknown markers are errors")
     func damagedBinaryLists() throws {
         // The store-file fuzzer's find: `PropertyListSerialization` crashed bridging this.
         let set = Self.binaryList([[0xC1, 1], [0x51, 0x78]])
@@ -68,6 +68,10 @@ struct PropertyListReaderTests {
         #expect(throws: (any Error).self) { try PropertyListReader.value(from: Self.binaryList([[0x80, 1]])) }
         #expect(throws: (any Error).self) { try PropertyListReader.value(from: Self.binaryList([[0x70]])) }
         #expect(throws: (any Error).self) { try PropertyListReader.value(from: Self.binaryList([[0x51, 0x78]]).prefix(20)) }
+        // 40 two-element arrays, each holding the next one twice: 2^40 values if each reference
+        // were read anew (PropertyListSerialization hangs on it); more values than bytes is an error.
+        let shared = Self.binaryList((0..<40).map { [0xA2, UInt8($0 + 1), UInt8($0 + 1)] } + [[0x51, 0x78]])
+        #expect(throws: (any Error).self) { try PropertyListReader.value(from: shared) }
         // The undamaged list reads.
         #expect(try PropertyListReader.value(from: Self.binaryList([[0xA1, 1], [0x51, 0x78]])) as? [String] == ["x"])
     }
