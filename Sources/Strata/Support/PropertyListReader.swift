@@ -25,7 +25,7 @@ enum PropertyListReader {
     static func value(from data: Data) throws -> Any {
         if data.starts(with: binaryMagic) {
             let decoder = PropertyListDecoder()
-            if let key = ValueBudget.key { decoder.userInfo[key] = ValueBudget(remaining: data.count) }
+            if let key = ReadBudget.key { decoder.userInfo[key] = ReadBudget(remaining: data.count) }
             return try decoder.decode(DecodedValue.self, from: data).value
         }
         return try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
@@ -39,16 +39,22 @@ enum PropertyListReader {
         let value: Any
 
         init(from decoder: any Decoder) throws {
-            guard decoder.codingPath.count < PropertyListReader.maximumDepth else {
+            // The read's budget counts values and tracks depth; `codingPath` would give the depth
+            // too, but builds an array of keys for every value it is asked for.
+            let budget = ReadBudget.key.flatMap { decoder.userInfo[$0] as? ReadBudget }
+            let depth = budget?.depth ?? decoder.codingPath.count
+            guard depth < PropertyListReader.maximumDepth else {
                 throw DecodingError.dataCorrupted(
                     .init(codingPath: [], debugDescription: "The property list nests deeper than \(PropertyListReader.maximumDepth) levels (or contains itself)"))
             }
-            if let key = ValueBudget.key, let budget = decoder.userInfo[key] as? ValueBudget {
+            if let budget {
                 budget.remaining -= 1
                 guard budget.remaining >= 0 else {
                     throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "The property list holds more values than bytes (its containers share contents)"))
                 }
+                budget.depth += 1
             }
+            defer { budget?.depth -= 1 }
             if let keyed = try? decoder.container(keyedBy: AnyKey.self) {
                 var dictionary: [String: Any] = [:]
                 for key in keyed.allKeys { dictionary[key.stringValue] = try keyed.decode(DecodedValue.self, forKey: key).value }
@@ -82,14 +88,17 @@ enum PropertyListReader {
         }
     }
 
-    /// How many more values one read may decode (see ``value(from:)``). Used by one decode on
-    /// one thread; `@unchecked Sendable` only because the decoder's `userInfo` holds `Sendable`
-    /// values.
-    private final class ValueBudget: @unchecked Sendable {
+    /// How many more values one read may decode, and how deep it is now (see ``value(from:)``).
+    /// Used by one decode on one thread; `@unchecked Sendable` only because the decoder's
+    /// `userInfo` holds `Sendable` values.
+    private final class ReadBudget: @unchecked Sendable {
         /// The budget's key in the decoder's `userInfo` (the initializer cannot fail for a
         /// non-empty name; it is optional only in its declaration).
-        static let key = CodingUserInfoKey(rawValue: "StrataPropertyListValueBudget")
+        static let key = CodingUserInfoKey(rawValue: "StrataPropertyListReadBudget")
+        /// Values the read may still decode.
         var remaining: Int
+        /// Containers open around the value being decoded.
+        var depth = 0
         init(remaining: Int) { self.remaining = remaining }
     }
 

@@ -40,18 +40,23 @@ struct PropertyListReaderTests {
         }
     }
 
-    /// A binary list of `objects` (each its marker byte and body), the first one the top;
-    /// offsets and references are one byte.
-    static func binaryList(_ objects: [[UInt8]]) -> Data {
+    /// `index` as a binary list's object reference or offset of `width` bytes, big-endian.
+    static func reference(_ index: Int, width: Int) -> [UInt8] {
+        (0..<width).reversed().map { UInt8(truncatingIfNeeded: index >> ($0 * 8)) }
+    }
+
+    /// A binary list of `objects` (each its marker byte and body, references `width` bytes
+    /// wide), the first one the top; the offset table's entries are `width` bytes too.
+    static func binaryList(_ objects: [[UInt8]], width: Int = 1) -> Data {
         var bytes = Array("bplist00".utf8)
-        var offsets: [UInt8] = []
+        var offsets: [Int] = []
         for object in objects {
-            offsets.append(UInt8(bytes.count))
+            offsets.append(bytes.count)
             bytes += object
         }
         let tableOffset = UInt64(bytes.count)
-        bytes += offsets
-        bytes += [0, 0, 0, 0, 0, 0, 1, 1]  // unused, offset size 1, reference size 1
+        for offset in offsets { bytes += reference(offset, width: width) }
+        bytes += [0, 0, 0, 0, 0, 0, UInt8(width), UInt8(width)]  // unused, offset size, reference size
         for field in [UInt64(objects.count), 0, tableOffset] { bytes += withUnsafeBytes(of: field.bigEndian, Array.init) }
         return Data(bytes)
     }
@@ -82,23 +87,19 @@ struct PropertyListReaderTests {
         let xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist version=\"1.0\">" + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth) + "</plist>"
         #expect(throws: (any Error).self) { try PropertyListReader.value(from: Data(xml.utf8)) }
         // Binary: object i is an array holding object i + 1 (four-byte references and offsets).
-        var bytes = Array("bplist00".utf8)
-        var offsets: [UInt32] = []
-        for index in 0..<depth {
-            offsets.append(UInt32(bytes.count))
-            bytes += [0xA1] + withUnsafeBytes(of: UInt32(index + 1).bigEndian, Array.init)
-        }
-        offsets.append(UInt32(bytes.count))
-        bytes += [0x51, 0x78]
-        let tableOffset = UInt64(bytes.count)
-        for offset in offsets { bytes += withUnsafeBytes(of: offset.bigEndian, Array.init) }
-        bytes += [0, 0, 0, 0, 0, 0, 4, 4]
-        for field in [UInt64(depth + 1), 0, tableOffset] { bytes += withUnsafeBytes(of: field.bigEndian, Array.init) }
-        #expect(throws: (any Error).self) { try PropertyListReader.value(from: Data(bytes)) }
+        let chain = (0..<depth).map { [0xA1] + Self.reference($0 + 1, width: 4) } + [[0x51, 0x78]]
+        #expect(throws: (any Error).self) { try PropertyListReader.value(from: Self.binaryList(chain, width: 4)) }
         // Within the limit, both read.
         let shallow =
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist version=\"1.0\">" + String(repeating: "<array>", count: 100) + "<string>x</string>"
             + String(repeating: "</array>", count: 100) + "</plist>"
         #expect(try PropertyListReader.value(from: Data(shallow.utf8)) is [Any])
+        let shallowChain = (0..<100).map { [0xA1] + Self.reference($0 + 1, width: 4) } + [[0x51, 0x78]]
+        #expect(try PropertyListReader.value(from: Self.binaryList(shallowChain, width: 4)) is [Any])
+        // Depth is the nesting around a value, not a count of containers read: 200 sibling
+        // arrays (each holding a string) under one array read.
+        let top: [UInt8] = [0xAF, 0x10, 200] + (1...200).flatMap { Self.reference($0, width: 2) }
+        let siblings = [top] + (1...200).map { _ in [0xA1] + Self.reference(201, width: 2) } + [[0x51, 0x78]]
+        #expect((try PropertyListReader.value(from: Self.binaryList(siblings, width: 2)) as? [Any])?.count == 200)
     }
 }
