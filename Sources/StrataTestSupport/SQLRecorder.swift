@@ -47,3 +47,8 @@ public final class SQLRecorder: Sendable {
             || upper.hasPrefix("SAVEPOINT") || upper.hasPrefix("RELEASE")
     }
 }
+
+extension SQLRecorder {
+    /// The reads among `statements` (those that begin with SELECT), in order.
+    public static func selects(_ statements: [String]) -> [String] { statements.filter { $0.hasPrefix("SELECT") } }
+}

@@ -6,30 +6,12 @@ import Testing
 
 @Suite("Batched walks read each batch in one range or IN read; prefetching matches lazy loading")
 struct BatchReadTests {
-    /// A people store with `count` rows (ages 0…count−1, inserted in age order).
-    func peopleStack(_ count: Int) throws -> TestStack {
-        let stack = try TestStack(model: ModelFixtures.people())
-        let context = stack.newContext()
-        try context.performAndWait {
-            let entity = try #require(stack.model.entitiesByName["Person"])
-            for index in 0..<count {
-                let person = ManagedObject(entity: entity, insertInto: context)
-                person.setValue("p\(index)", forKey: "name")
-                person.setValue(index, forKey: "age")
-            }
-            try context.save()
-        }
-        return stack
-    }
-
-    func selects(_ statements: [String]) -> [String] { statements.filter { $0.hasPrefix("SELECT") } }
-
     @Test("a batch of consecutive keys is one range read, any other batch one IN read, with the same rows")
     func rangeOrInRead() throws {
         // Core Data: a batched fetch loads each batch of `fetchBatchSize` objects with one
         // query, in the request's order. Strata picks the read: a range of the primary key when
         // the batch's keys are consecutive (the unsorted walk), an IN list otherwise.
-        let stack = try peopleStack(300)
+        let stack = try TestStack.people(300)
         let recorder = stack.recordSQL()
         let context = stack.newContext()
         try context.performAndWait {
@@ -39,7 +21,7 @@ struct BatchReadTests {
             let rangeReads = try recorder.statements {
                 for person in try context.fetchBatched(ascending) { inKeyOrder.append(person.value(forKey: "name") as? String ?? "?") }
             }
-            let rangeBatches = selects(rangeReads).filter { $0.contains("BETWEEN") }
+            let rangeBatches = SQLRecorder.selects(rangeReads).filter { $0.contains("BETWEEN") }
             #expect(rangeBatches.count == 3, "\(rangeReads)")
             #expect(inKeyOrder == (0..<300).map { "p\($0)" })
             context.reset()
@@ -51,8 +33,8 @@ struct BatchReadTests {
             let inReads = try recorder.statements {
                 for person in try context.fetchBatched(descending) { inAgeOrder.append(person.value(forKey: "name") as? String ?? "?") }
             }
-            #expect(selects(inReads).filter { $0.contains("json_each") }.count == 3, "\(inReads)")
-            #expect(selects(inReads).filter { $0.contains("BETWEEN") }.isEmpty)
+            #expect(SQLRecorder.selects(inReads).filter { $0.contains("json_each") }.count == 3, "\(inReads)")
+            #expect(SQLRecorder.selects(inReads).filter { $0.contains("BETWEEN") }.isEmpty)
             #expect(inAgeOrder == inKeyOrder.reversed())
         }
     }
@@ -61,7 +43,7 @@ struct BatchReadTests {
     func rangeReadSkipsKeysNotAsked() throws {
         // Core Data: a batched fetch's objects are the matches of the fetch, in order; a row
         // deleted after the IDs were fetched becomes a deleted object when its batch loads.
-        let stack = try peopleStack(200)
+        let stack = try TestStack.people(200)
         let context = stack.newContext()
         try context.performAndWait {
             let request = FetchRequest<ManagedObject>(entityName: "Person")
@@ -94,7 +76,7 @@ struct BatchReadTests {
     @Test("fetch with fetchBatchSize: the batch a fault fires in is one range read")
     func faultBatchUsesRangeRead() throws {
         // Core Data: firing one fault of a batched fetch loads its whole batch in one query.
-        let stack = try peopleStack(300)
+        let stack = try TestStack.people(300)
         let recorder = stack.recordSQL()
         let context = stack.newContext()
         try context.performAndWait {
@@ -104,8 +86,8 @@ struct BatchReadTests {
             var ages: [Int64] = []
             let statements = recorder.statements { for person in people { ages.append(person.value(forKey: "age") as? Int64 ?? -1) } }
             #expect(ages == (0..<300).map(Int64.init))
-            #expect(selects(statements).count == 3)
-            #expect(selects(statements).allSatisfy { $0.contains("BETWEEN") })
+            #expect(SQLRecorder.selects(statements).count == 3)
+            #expect(SQLRecorder.selects(statements).allSatisfy { $0.contains("BETWEEN") })
         }
     }
 
@@ -114,7 +96,7 @@ struct BatchReadTests {
         // Core Data: stalenessInterval bounds the age of cached values a context may use; a row
         // read from the store now is never too old. A batch is read from the store, so it sees
         // a save made through another coordinator path even while an older row is cached.
-        let stack = try peopleStack(10)
+        let stack = try TestStack.people(10)
         let holder = stack.newContext()
         let held = try holder.performAndWait { () -> [ManagedObject] in
             let people = try holder.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
@@ -140,23 +122,7 @@ struct BatchReadTests {
     func prefetchedEqualsLazy() throws {
         // Core Data: relationshipKeyPathsForPrefetching changes how many queries run, never
         // what a relationship holds.
-        let stack = try TestStack(model: PrefetchModel.make())
-        let context = stack.newContext()
-        try context.performAndWait {
-            let model = stack.model
-            let owners = try (0..<30).map { index -> ManagedObject in
-                let owner = ManagedObject(entity: try #require(model.entitiesByName["Owner"]), insertInto: context)
-                owner.setValue("owner \(index)", forKey: "name")
-                return owner
-            }
-            for index in 0..<200 where index % 30 != 7 {  // owner 7 has no pets
-                let pet = ManagedObject(entity: try #require(model.entitiesByName["Pet"]), insertInto: context)
-                pet.setValue("pet \(index)", forKey: "name")
-                pet.setValue(owners[index % owners.count], forKey: "owner")
-            }
-            try context.save()
-            context.reset()
-        }
+        let stack = try TestStack.ownersAndPets(owners: 30, pets: 200, petlessOwner: 7)
         func contents(prefetching: Bool) throws -> [String: Set<String>] {
             let reader = stack.newContext()
             return try reader.performAndWait {

@@ -6,27 +6,9 @@ import Testing
 
 @Suite("Faulting, row cache and batched fetching")
 struct FaultingTests {
-    /// A people store with `count` rows.
-    func peopleStack(_ count: Int, kind: TestStack.Kind = .sqlite) throws -> TestStack {
-        let stack = try TestStack(model: ModelFixtures.people(), kind: kind)
-        let context = stack.newContext()
-        try context.performAndWait {
-            let entity = try #require(stack.model.entitiesByName["Person"])
-            for index in 0..<count {
-                let person = ManagedObject(entity: entity, insertInto: context)
-                person.setValue("p\(index)", forKey: "name")
-                person.setValue(index, forKey: "age")
-            }
-            try context.save()
-        }
-        return stack
-    }
-
-    func selects(_ statements: [String]) -> [String] { statements.filter { $0.hasPrefix("SELECT") } }
-
     @Test("fault → fired → refreshed → fired, with the hooks and one query each time")
     func faultStates() throws {
-        let stack = try peopleStack(3)
+        let stack = try TestStack.people(3)
         let recorder = stack.recordSQL()
         let context = stack.newContext()
         context.stalenessInterval = 0  // never reuse cached rows: every firing reads the store
@@ -37,11 +19,11 @@ struct FaultingTests {
             #expect(person.isFault)
             var statements = recorder.statements { _ = person.value(forKey: "name") }
             #expect(!person.isFault)
-            #expect(selects(statements).count == 1)
+            #expect(SQLRecorder.selects(statements).count == 1)
             context.refresh(person, mergeChanges: false)
             #expect(person.isFault)
             statements = recorder.statements { #expect(person.value(forKey: "name") as? String == "p0") }
-            #expect(selects(statements).count == 1)
+            #expect(SQLRecorder.selects(statements).count == 1)
             #expect(!person.isFault)
             // A changed object refreshed with mergeChanges keeps its change.
             person.setValue("changed", forKey: "name")
@@ -56,7 +38,7 @@ struct FaultingTests {
 
     @Test("returnsObjectsAsFaults: values come with the fetch, firing costs no query")
     func faultsFromFetchedRows() throws {
-        let stack = try peopleStack(50)
+        let stack = try TestStack.people(50)
         let recorder = stack.recordSQL()
         let context = stack.newContext()
         try context.performAndWait {
@@ -65,13 +47,13 @@ struct FaultingTests {
             let statements = recorder.statements {
                 for person in people { _ = person.value(forKey: "age") }
             }
-            #expect(selects(statements).isEmpty)
+            #expect(SQLRecorder.selects(statements).isEmpty)
         }
     }
 
     @Test("the row cache is shared: another context fires faults without a query, within its staleness")
     func sharedRowCache() throws {
-        let stack = try peopleStack(5)
+        let stack = try TestStack.people(5)
         let first = stack.newContext()
         first.retainsRegisteredObjects = true  // keep the first context's objects (and their rows) alive
         let ids: [ManagedObjectID] = try first.performAndWait {
@@ -84,35 +66,19 @@ struct FaultingTests {
             let statements = recorder.statements {
                 for id in ids { _ = second.object(with: id).value(forKey: "name") }
             }
-            #expect(selects(statements).isEmpty)
+            #expect(SQLRecorder.selects(statements).isEmpty)
         }
         let strict = stack.newContext()
         strict.stalenessInterval = 0
         strict.performAndWait {
             let statements = recorder.statements { _ = strict.object(with: ids[0]).value(forKey: "name") }
-            #expect(selects(statements).count == 1)
+            #expect(SQLRecorder.selects(statements).count == 1)
         }
     }
 
     @Test("prefetching loads each relationship key path in one query, not one per object")
     func prefetchOneQueryPerKeyPath() throws {
-        let stack = try TestStack(model: PrefetchModel.make())
-        let context = stack.newContext()
-        try context.performAndWait {
-            let model = stack.model
-            let owners = try (0..<20).map { index -> ManagedObject in
-                let owner = ManagedObject(entity: try #require(model.entitiesByName["Owner"]), insertInto: context)
-                owner.setValue("owner \(index)", forKey: "name")
-                return owner
-            }
-            for index in 0..<200 {
-                let pet = ManagedObject(entity: try #require(model.entitiesByName["Pet"]), insertInto: context)
-                pet.setValue("pet \(index)", forKey: "name")
-                pet.setValue(owners[index % owners.count], forKey: "owner")
-            }
-            try context.save()
-            context.reset()  // release the writer's objects, so the row cache has nothing to offer
-        }
+        let stack = try TestStack.ownersAndPets(owners: 20, pets: 200)
         let recorder = stack.recordSQL()
         let reader = stack.newContext()
         try reader.performAndWait {
@@ -131,7 +97,7 @@ struct FaultingTests {
             }
             // One for the owners, one for the pets' keys with their rows (Core Data prefetches
             // a to-many with one fetch per key path).
-            #expect(selects(statements).count == 2, "\(statements)")
+            #expect(SQLRecorder.selects(statements).count == 2, "\(statements)")
 
             reader.reset()
             let petRequest = FetchRequest<ManagedObject>(entityName: "Pet")
@@ -139,7 +105,7 @@ struct FaultingTests {
             statements = try recorder.statements {
                 for pet in try reader.fetch(petRequest) { _ = (pet.value(forKey: "owner") as? ManagedObject)?.value(forKey: "name") }
             }
-            #expect(selects(statements).count == 2, "\(statements)")
+            #expect(SQLRecorder.selects(statements).count == 2, "\(statements)")
 
             reader.reset()
             let unprefetched = FetchRequest<ManagedObject>(entityName: "Pet")
@@ -147,13 +113,13 @@ struct FaultingTests {
             statements = try recorder.statements {
                 for pet in try reader.fetch(unprefetched) { _ = (pet.value(forKey: "owner") as? ManagedObject)?.value(forKey: "name") }
             }
-            #expect(selects(statements).count > 2)  // without prefetching, owners fire one by one
+            #expect(SQLRecorder.selects(statements).count > 2)  // without prefetching, owners fire one by one
         }
     }
 
     @Test("a batched fetch reads each batch once and releases old ones")
     func batchedReads() throws {
-        let stack = try peopleStack(1_000)
+        let stack = try TestStack.people(1_000)
         let recorder = stack.recordSQL()
         let context = stack.newContext()
         try context.performAndWait {
@@ -169,10 +135,10 @@ struct FaultingTests {
             #expect(ages == (0..<1_000).map(Int64.init))
             #expect(results.batchesLoaded == 10)
             #expect(results.batchesReleased == 8)
-            #expect(selects(statements).count == 10)
+            #expect(SQLRecorder.selects(statements).count == 10)
             // Reading inside a loaded batch costs nothing.
             let again = recorder.statements { _ = results[999].value(forKey: "name") }
-            #expect(selects(again).isEmpty)
+            #expect(SQLRecorder.selects(again).isEmpty)
             #expect(results.batchesLoaded == 10)
             // Released batches' objects are gone from the context.
             #expect(context.registeredObjects.count <= 200)
@@ -181,7 +147,7 @@ struct FaultingTests {
 
     @Test("fetch with fetchBatchSize: faults fire a whole batch at a time")
     func batchFaulting() throws {
-        let stack = try peopleStack(300)
+        let stack = try TestStack.people(300)
         let recorder = stack.recordSQL()
         let context = stack.newContext()
         try context.performAndWait {
@@ -191,7 +157,7 @@ struct FaultingTests {
             let statements = recorder.statements {
                 for person in people { _ = person.value(forKey: "name") }
             }
-            #expect(selects(statements).count == 3)
+            #expect(SQLRecorder.selects(statements).count == 3)
         }
     }
 
@@ -203,7 +169,7 @@ struct FaultingTests {
         // time. Fetches of up to 10,000 rows and single faults fill it (Core Data's row cache:
         // another context fires the same objects without I/O); reads through a query
         // generation never do (their rows may be older than the cache's).
-        let stack = try peopleStack(300, kind: kind)
+        let stack = try TestStack.people(300, kind: kind)
         let cache = stack.coordinator.rowCache
         try #require(cache.liveCount == 0)  // the save's rows went with the writer's objects
         let request = FetchRequest<ManagedObject>(entityName: "Person")
@@ -259,7 +225,7 @@ struct FaultingTests {
         // answers from its own objects or asks its own parent store. Strata rule (DESIGN.md):
         // read modes are parameters of every read, and a parent passes its child's on where it
         // reads through — here, a child's batched walks stay out of the row cache.
-        let stack = try peopleStack(300, kind: kind)
+        let stack = try TestStack.people(300, kind: kind)
         let cache = stack.coordinator.rowCache
         try #require(cache.liveCount == 0)
         let parent = stack.newContext()
@@ -283,7 +249,7 @@ struct FaultingTests {
         // Core Data: a context's stalenessInterval decides whether a fault may fire from the
         // row cache; a child context's faults reach the row cache through its parent. Strata:
         // the staleness travels as ReadOptions.maxAge, which the parent passes on unchanged.
-        let stack = try peopleStack(5)
+        let stack = try TestStack.people(5)
         let holder = stack.newContext()
         holder.retainsRegisteredObjects = true  // keeps the rows cached
         let ids: [ManagedObjectID] = try holder.performAndWait {
@@ -297,14 +263,14 @@ struct FaultingTests {
             child.stalenessInterval = staleness
             child.performAndWait {
                 let statements = recorder.statements { _ = child.object(with: ids[0]).value(forKey: "name") }
-                #expect(selects(statements).count == queries, "staleness \(staleness)")
+                #expect(SQLRecorder.selects(statements).count == queries, "staleness \(staleness)")
             }
         }
     }
 
     @Test("a fault whose row was deleted elsewhere", arguments: [true, false])
     func deletedRowFault(deleteInaccessible: Bool) throws {
-        let stack = try peopleStack(2)
+        let stack = try TestStack.people(2)
         let reader = stack.newContext()
         reader.shouldDeleteInaccessibleFaults = deleteInaccessible
         let id: ManagedObjectID = try reader.performAndWait {
@@ -336,7 +302,7 @@ struct FaultingTests {
 
     @Test("iterating 200,000 batched results keeps resident memory flat")
     func batchedMemoryIsFlat() throws {
-        let stack = try peopleStack(200_000)
+        let stack = try TestStack.people(200_000)
         let context = stack.newContext()
         try context.performAndWait {
             let request = FetchRequest<ManagedObject>(entityName: "Person")
@@ -355,22 +321,5 @@ struct FaultingTests {
             #expect(growth < 24 * 1_048_576, "resident memory grew by \(growth) bytes while iterating")
             #expect(context.registeredObjects.count <= 1_000)
         }
-    }
-}
-
-/// Owners with pets, for prefetching tests.
-enum PrefetchModel {
-    static func make() -> ManagedObjectModel {
-        let owner = EntityDescription(name: "Owner")
-        let pet = EntityDescription(name: "Pet")
-        owner.properties = [
-            AttributeDescription(name: "name", type: .string),
-            RelationshipDescription(name: "pets", destination: pet, inverse: "owner", toMany: true),
-        ]
-        pet.properties = [
-            AttributeDescription(name: "name", type: .string),
-            RelationshipDescription(name: "owner", destination: owner, inverse: "pets"),
-        ]
-        return ManagedObjectModel(entities: [owner, pet])
     }
 }

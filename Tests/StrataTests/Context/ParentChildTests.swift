@@ -119,7 +119,7 @@ struct ParentChildTests {
 struct ParentChildRelationshipTests {
     @Test("a child reads the to-many of an object its parent inserted and has not saved")
     func childReadsParentInsertedToMany() throws {
-        let stack = try TestStack(model: PrefetchModel.make())
+        let stack = try TestStack(model: ModelFixtures.ownersAndPets())
         let root = stack.newContext()
         let ownerID: ManagedObjectID = try root.performAndWait {
             let owner = ManagedObject(entity: try #require(stack.model.entitiesByName["Owner"]), insertInto: root)

@@ -12,34 +12,9 @@ import Testing
 /// (`Objects/FetchGroupLink.swift`).
 @Suite("Prefetched objects' lifetime")
 struct PrefetchLifetimeTests {
-    /// 4 owners with 5 pets each, saved; the writer's objects are released.
-    func ownersAndPets() throws -> TestStack {
-        let stack = try TestStack(model: PrefetchModel.make())
-        let context = stack.newContext()
-        try context.performAndWait {
-            let ownerEntity = try #require(stack.model.entitiesByName["Owner"])
-            let petEntity = try #require(stack.model.entitiesByName["Pet"])
-            let owners = (0..<4).map { index -> ManagedObject in
-                let owner = ManagedObject(entity: ownerEntity, insertInto: context)
-                owner.setValue("owner \(index)", forKey: "name")
-                return owner
-            }
-            for index in 0..<20 {
-                let pet = ManagedObject(entity: petEntity, insertInto: context)
-                pet.setValue("pet \(index)", forKey: "name")
-                pet.setValue(owners[index % owners.count], forKey: "owner")
-            }
-            try context.save()
-            context.reset()
-        }
-        return stack
-    }
-
-    func selects(_ statements: [String]) -> [String] { statements.filter { $0.hasPrefix("SELECT") } }
-
     @Test("one surviving owner keeps its prefetched to-one target: it fires without a query")
     func survivingOwnerKeepsItsTarget() throws {
-        let stack = try ownersAndPets()
+        let stack = try TestStack.ownersAndPets(owners: 4, pets: 20)
         let recorder = stack.recordSQL()
         let context = stack.newContext()
         try context.performAndWait {
@@ -54,13 +29,13 @@ struct PrefetchLifetimeTests {
                 let owner = kept.value(forKey: "owner") as? ManagedObject
                 #expect((owner?.value(forKey: "name") as? String)?.hasPrefix("owner ") == true)
             }
-            #expect(selects(statements).isEmpty, "\(statements)")
+            #expect(SQLRecorder.selects(statements).isEmpty, "\(statements)")
         }
     }
 
     @Test("prefetched to-many members stay loaded while their owner lives")
     func toManyMembersStayLoaded() throws {
-        let stack = try ownersAndPets()
+        let stack = try TestStack.ownersAndPets(owners: 4, pets: 20)
         let recorder = stack.recordSQL()
         let context = stack.newContext()
         try context.performAndWait {
@@ -72,13 +47,13 @@ struct PrefetchLifetimeTests {
                 #expect(pets.count == 5)
                 for pet in pets { #expect((pet.value(forKey: "name") as? String)?.hasPrefix("pet ") == true) }
             }
-            #expect(selects(statements).isEmpty, "\(statements)")
+            #expect(SQLRecorder.selects(statements).isEmpty, "\(statements)")
         }
     }
 
     @Test("an owner prefetched by two key paths holds the targets of both")
     func twoKeyPathsOnOneOwner() throws {
-        let stack = try ownersAndPets()
+        let stack = try TestStack.ownersAndPets(owners: 4, pets: 20)
         let recorder = stack.recordSQL()
         let context = stack.newContext()
         try context.performAndWait {
@@ -95,13 +70,13 @@ struct PrefetchLifetimeTests {
                 #expect(siblings.count == 5)
                 for pet in siblings { _ = pet.value(forKey: "name") }
             }
-            #expect(selects(statements).isEmpty, "\(statements)")
+            #expect(SQLRecorder.selects(statements).isEmpty, "\(statements)")
         }
     }
 
     @Test("targets are released with their owners, and by refresh and reset")
     func targetsAreReleased() throws {
-        let stack = try ownersAndPets()
+        let stack = try TestStack.ownersAndPets(owners: 4, pets: 20)
         let context = stack.newContext()
         try context.performAndWait {
             let request = FetchRequest<ManagedObject>(entityName: "Pet")
