@@ -5,7 +5,7 @@
 /// it is deinitialized (on the context's queue, since objects never leave it). So a context
 /// that walks a million rows does not keep them. Used only on its context's queue.
 ///
-/// IDs are looked up by number in paged tables, one per store and inheritance tree (the key
+/// IDs are looked up by number in paged tables (`PrimaryKeyTable`), one per store and inheritance tree (the key
 /// space of one SQLite table), plus one per inheritance tree for temporary IDs: primary keys and
 /// temporary numbers are allocated densely, so a fetch of consecutive rows (or a loop of
 /// inserts) registers into consecutive slots of a few pages instead of hashing each ID into a
@@ -78,11 +78,11 @@ final class ObjectRegistry {
         return result
     }
 
-    /// Forgets every entry; objects still alive keep working as detached objects.
+    /// Forgets every entry; objects still alive keep working as detached objects. The tables
+    /// stay, empty, with their storage (a context that resets after each fetch does not build
+    /// them again).
     func removeAll() {
-        tables.removeAll()
-        lastSpace = nil
-        lastTable = nil
+        for table in tables.values { table.removeAll() }
         count = 0
     }
 
@@ -120,96 +120,5 @@ final class ObjectRegistry {
         tables[space] = table
         (lastSpace, lastTable) = (space, table)
         return table
-    }
-}
-
-/// Entries by number: pages of 512 slots for numbers below 2^26 (found by index), a
-/// dictionary for others. A page is released when its last entry goes.
-private final class PrimaryKeyTable {
-    typealias Entry = Unmanaged<ManagedObject>
-
-    // Like the registry, the table is confined to its context's queue; release builds skip
-    // the runtime's exclusivity checks on its fields (see `ManagedObject`'s hot fields), debug
-    // builds keep them.
-    private final class Page {
-        #if DEBUG
-        var slots = ContiguousArray<Entry?>(repeating: nil, count: PrimaryKeyTable.pageSize)
-        var used = 0
-        #else
-        @exclusivity(unchecked) var slots = ContiguousArray<Entry?>(repeating: nil, count: PrimaryKeyTable.pageSize)
-        @exclusivity(unchecked) var used = 0
-        #endif
-    }
-
-    static let pageShift: Int64 = 9
-    static let pageSize = 1 << pageShift
-    static let densePages: Int64 = 1 << 17
-
-    #if DEBUG
-    private var pages: [Page?] = []
-    private var sparse: [Int64: Entry] = [:]
-    #else
-    @exclusivity(unchecked) private var pages: [Page?] = []
-    @exclusivity(unchecked) private var sparse: [Int64: Entry] = [:]
-    #endif
-
-    @inline(__always) private static func isDense(_ pk: Int64) -> Bool {
-        pk >= 0 && (pk >> pageShift) < densePages
-    }
-
-    func object(at pk: Int64) -> ManagedObject? {
-        guard Self.isDense(pk) else { return sparse[pk]?.takeUnretainedValue() }
-        let pageIndex = Int(pk >> Self.pageShift)
-        guard pageIndex < pages.count, let page = pages[pageIndex] else { return nil }
-        return page.slots[Int(pk) & (Self.pageSize - 1)]?.takeUnretainedValue()
-    }
-
-    /// Stores `entry`; returns whether the slot was empty.
-    func set(_ entry: Entry, at pk: Int64) -> Bool {
-        guard Self.isDense(pk) else { return sparse.updateValue(entry, forKey: pk) == nil }
-        let pageIndex = Int(pk >> Self.pageShift)
-        if pageIndex >= pages.count {
-            pages.append(contentsOf: repeatElement(nil, count: pageIndex - pages.count + 1))
-        }
-        let page: Page
-        if let existing = pages[pageIndex] {
-            page = existing
-        } else {
-            page = Page()
-            pages[pageIndex] = page
-        }
-        let slot = Int(pk) & (Self.pageSize - 1)
-        let wasEmpty = page.slots[slot] == nil
-        page.slots[slot] = entry
-        if wasEmpty { page.used += 1 }
-        return wasEmpty
-    }
-
-    /// Clears the slot if it holds `entry`; returns whether it did.
-    func remove(at pk: Int64, ifItIs entry: Entry) -> Bool {
-        guard Self.isDense(pk) else {
-            guard let current = sparse[pk], current.toOpaque() == entry.toOpaque() else { return false }
-            sparse[pk] = nil
-            return true
-        }
-        let pageIndex = Int(pk >> Self.pageShift)
-        guard pageIndex < pages.count, let page = pages[pageIndex] else { return false }
-        let slot = Int(pk) & (Self.pageSize - 1)
-        guard let current = page.slots[slot], current.toOpaque() == entry.toOpaque() else { return false }
-        page.slots[slot] = nil
-        page.used -= 1
-        if page.used == 0 { pages[pageIndex] = nil }
-        return true
-    }
-
-    /// Every entry (pages in key order, then the sparse ones).
-    var entries: [Entry] {
-        var result: [Entry] = []
-        for page in pages {
-            guard let page else { continue }
-            for entry in page.slots { if let entry { result.append(entry) } }
-        }
-        result.append(contentsOf: sparse.values)
-        return result
     }
 }

@@ -83,4 +83,32 @@ struct IdentityMapTests {
             #expect(again.map(\.objectID) == kept)
         }
     }
+
+    @Test("after reset the same IDs register anew, and a detached object's release leaves its successor's entry")
+    func resetThenRegisterAgain() throws {
+        // Core Data: reset() forgets every registered object (they must not be used again); a
+        // later fetch makes new objects for the same rows.
+        let stack = try TestStack(model: ModelFixtures.allTypes())
+        let context = stack.newContext()
+        try context.performAndWait {
+            for index in 0..<3_000 {
+                let sample = Sample(context: context)
+                sample.name = "s\(index)"
+            }
+            try context.save()
+            var detached = try context.fetch(FetchRequest<Sample>(entityName: "Sample"))
+            context.reset()
+            #expect(context.registeredObjects.isEmpty)
+            // Every 97th row: keys scattered over the pages.
+            let scattered = stride(from: 0, to: detached.count, by: 97).map { detached[$0].objectID }
+            let again = scattered.map { context.object(with: $0) }
+            #expect(context.registeredObjects.count == scattered.count)
+            detached.removeAll()  // the detached objects go; their successors stay registered
+            for (id, object) in zip(scattered, again) {
+                #expect(context.registeredObject(for: id) === object)
+                #expect((object as? Sample)?.name.hasPrefix("s") == true)
+            }
+            #expect(context.registeredObjects.count == scattered.count)
+        }
+    }
 }

@@ -1,0 +1,144 @@
+/// One key space's entries of a context's identity map (`ObjectRegistry`), by number: pages of
+/// 64 slots for numbers below 2^26, found by index in a directory, and a dictionary for other
+/// numbers. Used only on its context's queue.
+///
+/// Pages are small and one allocation each because fetches rarely fill them: a `fetchLimit`
+/// page sorted on anything but the primary key lands its objects on scattered numbers, one
+/// page each (pages of 512 slots in two allocations cost such a fetch of 100 objects from a
+/// million-row table 400 KB of zeroed memory). A page is released when its last entry goes and
+/// kept for reuse, up to ``sparePageLimit`` of them, so a loop of fetches that each release
+/// their objects does not allocate pages again.
+final class PrimaryKeyTable {
+    typealias Entry = Unmanaged<ManagedObject>
+
+    /// The slots of one page and, as its header, how many of them are in use.
+    private final class Page: ManagedBuffer<Int, Entry?> {
+        /// A page with every slot empty.
+        static func make() -> Page {
+            let page = unsafeDowncast(Page.create(minimumCapacity: PrimaryKeyTable.pageSize) { _ in 0 }, to: Page.self)
+            page.withUnsafeMutablePointerToElements { $0.initialize(repeating: nil, count: PrimaryKeyTable.pageSize) }
+            return page
+        }
+
+        /// Empties every slot.
+        func clear() {
+            header = 0
+            withUnsafeMutablePointerToElements { $0.update(repeating: nil, count: PrimaryKeyTable.pageSize) }
+        }
+
+        /// The entry in `slot`.
+        @inline(__always) func entry(at slot: Int) -> Entry? {
+            withUnsafeMutablePointerToElements { $0[slot] }
+        }
+
+        /// Puts `entry` in `slot` (a slot index below the page size); returns the entry it replaced.
+        @inline(__always) func exchange(_ entry: Entry?, at slot: Int) -> Entry? {
+            withUnsafeMutablePointerToElements { slots in
+                let old = slots[slot]
+                slots[slot] = entry
+                return old
+            }
+        }
+    }
+
+    static let pageShift: Int64 = 6
+    static let pageSize = 1 << pageShift
+    /// Numbers below this many pages' worth are paged; others go to the dictionary.
+    static let densePages: Int64 = 1 << 20
+    /// Released pages kept for reuse (64 × about 530 bytes).
+    static let sparePageLimit = 64
+
+    // Like the registry, the table is confined to its context's queue; release builds skip
+    // the runtime's exclusivity checks on its fields (see `ManagedObject`'s hot fields), debug
+    // builds keep them.
+    #if DEBUG
+    private var pages: [Page?] = []
+    private var sparePages: [Page] = []
+    private var sparse: [Int64: Entry] = [:]
+    #else
+    @exclusivity(unchecked) private var pages: [Page?] = []
+    @exclusivity(unchecked) private var sparePages: [Page] = []
+    @exclusivity(unchecked) private var sparse: [Int64: Entry] = [:]
+    #endif
+
+    @inline(__always) private static func isDense(_ number: Int64) -> Bool {
+        number >= 0 && (number >> pageShift) < densePages
+    }
+
+    @inline(__always) private static func slot(of number: Int64) -> Int {
+        Int(number) & (pageSize - 1)
+    }
+
+    /// The object registered under `number`, if any.
+    func object(at number: Int64) -> ManagedObject? {
+        guard Self.isDense(number) else { return sparse[number]?.takeUnretainedValue() }
+        let pageIndex = Int(number >> Self.pageShift)
+        guard pageIndex < pages.count, let page = pages[pageIndex] else { return nil }
+        return page.entry(at: Self.slot(of: number))?.takeUnretainedValue()
+    }
+
+    /// Stores `entry` under `number`; returns whether the slot was empty.
+    func set(_ entry: Entry, at number: Int64) -> Bool {
+        guard Self.isDense(number) else { return sparse.updateValue(entry, forKey: number) == nil }
+        let pageIndex = Int(number >> Self.pageShift)
+        if pageIndex >= pages.count {
+            pages.append(contentsOf: repeatElement(nil, count: pageIndex - pages.count + 1))
+        }
+        let page: Page
+        if let existing = pages[pageIndex] {
+            page = existing
+        } else {
+            page = sparePages.popLast() ?? Page.make()
+            pages[pageIndex] = page
+        }
+        let wasEmpty = page.exchange(entry, at: Self.slot(of: number)) == nil
+        if wasEmpty { page.header += 1 }
+        return wasEmpty
+    }
+
+    /// Clears the slot of `number` if it holds `entry`; returns whether it did.
+    func remove(at number: Int64, ifItIs entry: Entry) -> Bool {
+        guard Self.isDense(number) else {
+            guard let current = sparse[number], current.toOpaque() == entry.toOpaque() else { return false }
+            sparse[number] = nil
+            return true
+        }
+        let pageIndex = Int(number >> Self.pageShift)
+        guard pageIndex < pages.count, let page = pages[pageIndex] else { return false }
+        let slot = Self.slot(of: number)
+        guard let current = page.entry(at: slot), current.toOpaque() == entry.toOpaque() else { return false }
+        _ = page.exchange(nil, at: slot)
+        page.header -= 1
+        if page.header == 0 {
+            pages[pageIndex] = nil
+            if sparePages.count < Self.sparePageLimit { sparePages.append(page) }  // every slot is empty
+        }
+        return true
+    }
+
+    /// Forgets every entry, keeping the directory's storage and up to ``sparePageLimit`` pages.
+    func removeAll() {
+        for index in pages.indices {
+            guard let page = pages[index] else { continue }
+            pages[index] = nil
+            if sparePages.count < Self.sparePageLimit {
+                page.clear()
+                sparePages.append(page)
+            }
+        }
+        sparse.removeAll()
+    }
+
+    /// Every entry (pages in key order, then the sparse ones).
+    var entries: [Entry] {
+        var result: [Entry] = []
+        for page in pages {
+            guard let page else { continue }
+            for slot in 0..<Self.pageSize {
+                if let entry = page.entry(at: slot) { result.append(entry) }
+            }
+        }
+        result.append(contentsOf: sparse.values)
+        return result
+    }
+}
