@@ -90,10 +90,13 @@ enum PredicateTemplates {
         switch value {
         case .integer: return .integer(Int64.min / 2 + Int64(index))
         case .double: return .double(Double(bitPattern: 0xFFE0_5157_0000_0000 | UInt64(index)))
-        case .string: return .string("\u{1}strata.argument.\(index)")
+        case .string: return .string(stringMarkerPrefix + String(index))
         default: return nil
         }
     }
+
+    /// The start of every string marker; its index follows in decimal.
+    static let stringMarkerPrefix = "\u{1}strata.argument."
 
     /// The marked tree of `format`, or `nil` when it does not give back `expected`.
     private static func makeTemplate(format: String, key: Key, arguments: [Any], values: [PredicateValue?], expected: PredicateNode) -> PredicateNode? {
@@ -114,24 +117,30 @@ enum PredicateTemplates {
     // MARK: Substitution
 
     /// `template` with each marker replaced by its value; `nil` unless every marker of `values`
-    /// appears exactly once.
+    /// appears exactly once (and there are at most ``Substitution/maximumValues`` values).
     static func substitute(_ values: [PredicateValue?], into template: PredicateNode) -> PredicateNode? {
+        guard values.count <= Substitution.maximumValues else { return nil }
         var substitution = Substitution(values: values)
         let node = substitution.predicate(template)
-        for (index, value) in values.enumerated() where substitution.seen[index] != (value == nil ? 0 : 1) { return nil }
+        for (index, value) in values.enumerated() {
+            let bit: UInt64 = 1 << UInt64(index)
+            let seenOnce = substitution.seen & bit != 0 && substitution.seenAgain & bit == 0
+            if seenOnce != (value != nil) { return nil }
+        }
         return node
     }
 
     private struct Substitution {
+        /// The most values a substitution takes (one bit each in `seen`).
+        static let maximumValues = 64
+
         let values: [PredicateValue?]
-        var seen: [Int]
-        /// The markers, by their index.
-        let markers: [PredicateValue?]
+        /// By value index: bits of the markers met, and of those met more than once.
+        var seen: UInt64 = 0
+        var seenAgain: UInt64 = 0
 
         init(values: [PredicateValue?]) {
             self.values = values
-            self.seen = Array(repeating: 0, count: values.count)
-            self.markers = values.enumerated().map { index, value in value.flatMap { marker($0, index: index) } }
         }
 
         mutating func predicate(_ node: PredicateNode) -> PredicateNode {
@@ -163,20 +172,47 @@ enum PredicateTemplates {
         mutating func value(_ value: PredicateValue) -> PredicateValue {
             switch value {
             case .integer, .double, .string:
-                guard let index = markers.firstIndex(where: { $0.map { Self.same($0, value) } ?? false }), let replacement = values[index] else { return value }
-                seen[index] += 1
+                guard let index = markerIndex(value), let replacement = values[index] else { return value }
+                let bit: UInt64 = 1 << UInt64(index)
+                if seen & bit != 0 { seenAgain |= bit }
+                seen |= bit
                 return replacement
             case .array(let items): return .array(items.map { self.value($0) })
             default: return value
             }
         }
 
-        /// Exact equality of markers (a real's bits; `==` would equal 0.0 and -0.0).
-        private static func same(_ a: PredicateValue, _ b: PredicateValue) -> Bool {
+        /// The index whose marker `value` is (`marker(_:index:)` of a value of the same class at
+        /// that index), or nil. Decodes the marker instead of comparing with each one: no list
+        /// of markers is built for a substitution.
+        private func markerIndex(_ value: PredicateValue) -> Int? {
+            let index: Int
+            switch value {
+            case .integer(let number):
+                let offset = number &- Int64.min / 2
+                guard offset >= 0, offset < Int64(values.count) else { return nil }
+                index = Int(offset)
+            case .double(let real):
+                // Exact bits: `==` would equal 0.0 and -0.0, and no marker is a NaN's payload by chance.
+                let bits = real.bitPattern
+                guard bits & 0xFFFF_FFFF_0000_0000 == 0xFFE0_5157_0000_0000, bits & 0xFFFF_FFFF < UInt64(values.count) else { return nil }
+                index = Int(bits & 0xFFFF_FFFF)
+            case .string(let text):
+                guard text.hasPrefix(PredicateTemplates.stringMarkerPrefix) else { return nil }
+                let digits = text.dropFirst(PredicateTemplates.stringMarkerPrefix.count)
+                guard let number = Int(digits), number >= 0, number < values.count, String(number) == digits else { return nil }
+                index = number
+            default:
+                return nil
+            }
+            // A marker stands for a value of its own class only.
+            guard let expected = values[index], Self.sameClass(expected, value) else { return nil }
+            return index
+        }
+
+        private static func sameClass(_ a: PredicateValue, _ b: PredicateValue) -> Bool {
             switch (a, b) {
-            case (.integer(let x), .integer(let y)): return x == y
-            case (.double(let x), .double(let y)): return x.bitPattern == y.bitPattern
-            case (.string(let x), .string(let y)): return x == y
+            case (.integer, .integer), (.double, .double), (.string, .string): return true
             default: return false
             }
         }

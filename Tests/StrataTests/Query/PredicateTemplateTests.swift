@@ -61,6 +61,11 @@ struct PredicateTemplateTests {
         try Self.expectFresh("d == CAST(%@, 'NSDate')", [[1.0], [2.0], [3]])
         try Self.expectFresh("n == -4611686018427387904 OR n == %@", [[Int64.min / 2], [7], [Int64.min / 2]])
         try Self.expectFresh("s == '\u{1}strata.argument.0' OR s == %@", [["\u{1}strata.argument.0"], ["x"]])
+        // Text that reads as a marker's index but is not its exact text stays a literal.
+        try Self.expectFresh("s == '\u{1}strata.argument.00' OR s == '\u{1}strata.argument.+1' OR s == %@ OR t == %@", [["a", "b"], ["c", "d"]])
+        // More values than a substitution tracks (64): parsed every time.
+        let many = "n IN {" + Array(repeating: "%@", count: 70).joined(separator: ", ") + "}"
+        try Self.expectFresh(many, [(0..<70).map { $0 }, (0..<70).map { $0 * 2 }])
     }
 
     @Test("malformed formats and wrong arguments throw the parser's errors every time")

@@ -428,10 +428,12 @@ struct PredicateBinder {
     mutating func resolveKeyPath(from start: BoundPath, components: ArraySlice<String>) throws -> Resolved {
         var path = start
         var index = components.startIndex
+        // The whole path, for messages only: built when one is (a lookup binds its key path on
+        // every fetch).
+        var fullPath: String { components.joined(separator: ".") }
         while index < components.endIndex {
             let name = components[index]
             let entity = path.entity
-            let fullPath = components.joined(separator: ".")
             if name.hasPrefix("@") {
                 throw error("Collection operator \(name) in '\(fullPath)' must follow a to-many relationship", key: fullPath)
             }
