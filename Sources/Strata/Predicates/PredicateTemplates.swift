@@ -193,7 +193,7 @@ enum PredicateTemplates {
                 guard offset >= 0, offset < Int64(values.count) else { return nil }
                 index = Int(offset)
             case .double(let real):
-                // Exact bits: `==` would equal 0.0 and -0.0, and no marker is a NaN's payload by chance.
+                // Exact bits (a marker is a finite negative real near -Double.greatestFiniteMagnitude).
                 let bits = real.bitPattern
                 guard bits & 0xFFFF_FFFF_0000_0000 == 0xFFE0_5157_0000_0000, bits & 0xFFFF_FFFF < UInt64(values.count) else { return nil }
                 index = Int(bits & 0xFFFF_FFFF)
