@@ -49,6 +49,6 @@ public final class SQLRecorder: Sendable {
 }
 
 extension SQLRecorder {
-    /// The reads among `statements` (those that begin with SELECT), in order.
+    /// The reads among `statements` (those that begin with SELECT), in order. Safe on any thread.
     public static func selects(_ statements: [String]) -> [String] { statements.filter { $0.hasPrefix("SELECT") } }
 }

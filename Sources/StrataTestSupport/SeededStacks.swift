@@ -6,7 +6,8 @@ import Strata
 /// writer's objects would keep alive.
 extension TestStack {
     /// A stack of ``ModelFixtures/people()`` with `count` saved people: names "p0"…, ages
-    /// 0…count−1, inserted in age order.
+    /// 0…count−1, inserted in age order. Call from any thread but a context's queue (it waits
+    /// on its own context's queue).
     public static func people(_ count: Int, kind: Kind = .sqlite) throws -> TestStack {
         let model = ModelFixtures.people()
         let stack = try TestStack(model: model, kind: kind)
@@ -26,7 +27,8 @@ extension TestStack {
 
     /// A stack of ``ModelFixtures/ownersAndPets()`` with `owners` saved owners ("owner 0"…) and
     /// pets "pet 0"…"pet `pets − 1`", pet i belonging to owner i mod `owners`. When
-    /// `petlessOwner` is given, that owner's pets are left out (it has none).
+    /// `petlessOwner` is given, that owner's pets are left out (it has none). Call from any
+    /// thread but a context's queue (it waits on its own context's queue).
     public static func ownersAndPets(owners: Int, pets: Int, petlessOwner: Int? = nil) throws -> TestStack {
         let model = ModelFixtures.ownersAndPets()
         let stack = try TestStack(model: model)
@@ -60,13 +62,15 @@ extension TestStack {
     public struct MissingFixtureEntity: Error, CustomStringConvertible {
         /// The entity's name.
         public let name: String
+        /// The message, naming the entity.
+        /// The message, naming the entity.
         public var description: String { "the fixture model has no entity \(name)" }
     }
 }
 
 extension ModelFixtures {
     /// Owners with pets: "Owner(name, pets)" and "Pet(name, owner)", `pets` the to-many inverse
-    /// of `owner` — the shape of the prefetching and relationship tests.
+    /// of `owner` — the shape of the prefetching and relationship tests. Safe on any thread.
     public static func ownersAndPets() -> ManagedObjectModel {
         let owner = EntityDescription(name: "Owner")
         let pet = EntityDescription(name: "Pet")
