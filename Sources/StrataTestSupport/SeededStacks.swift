@@ -25,6 +25,23 @@ extension TestStack {
         return stack
     }
 
+    /// A stack of ``ModelFixtures/allTypes()`` with `count` saved ``Sample``s named "s0"…,
+    /// inserted in that order. Call from any thread but a context's queue (it waits on its own
+    /// context's queue).
+    public static func samples(_ count: Int) throws -> TestStack {
+        let stack = try TestStack(model: ModelFixtures.allTypes())
+        let context = stack.newContext()
+        try context.performAndWait {
+            for index in 0..<count {
+                let sample = Sample(context: context)
+                sample.name = "s\(index)"
+            }
+            try context.save()
+            context.reset()
+        }
+        return stack
+    }
+
     /// A stack of ``ModelFixtures/ownersAndPets()`` with `owners` saved owners ("owner 0"…) and
     /// pets "pet 0"…"pet `pets − 1`", pet i belonging to owner i mod `owners`. When
     /// `petlessOwner` is given, that owner's pets are left out (it has none). Call from any
@@ -62,7 +79,6 @@ extension TestStack {
     public struct MissingFixtureEntity: Error, CustomStringConvertible {
         /// The entity's name.
         public let name: String
-        /// The message, naming the entity.
         /// The message, naming the entity.
         public var description: String { "the fixture model has no entity \(name)" }
     }

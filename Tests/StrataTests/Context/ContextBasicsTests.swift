@@ -84,15 +84,9 @@ struct ContextBasicsTests {
 
     @Test("one instance per ID; clean objects are held weakly, changed ones strongly")
     func identityMap() throws {
-        let stack = try TestStack(model: ModelFixtures.allTypes())
+        let stack = try TestStack.samples(3)
         let context = stack.newContext()
         try context.performAndWait {
-            for index in 0..<3 {
-                let sample = Sample(context: context)
-                sample.name = "s\(index)"
-            }
-            try context.save()
-            context.reset()
             var fetched: [Sample]? = try context.fetch(FetchRequest<Sample>(entityName: "Sample"))
             let first = try #require(fetched?.first)
             #expect(context.object(with: first.objectID) === first)

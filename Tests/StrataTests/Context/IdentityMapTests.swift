@@ -62,16 +62,10 @@ struct IdentityMapTests {
 
     @Test("objects nobody holds leave the map, and their pages with them")
     func releasedObjectsLeave() throws {
-        let stack = try TestStack(model: ModelFixtures.allTypes())
+        let stack = try TestStack.samples(3_000)
         let context = stack.newContext()
         var kept: [ManagedObjectID] = []
         try context.performAndWait {
-            for index in 0..<3_000 {
-                let sample = Sample(context: context)
-                sample.name = "s\(index)"
-            }
-            try context.save()
-            context.reset()
             do {
                 let all = try context.fetch(FetchRequest<Sample>(entityName: "Sample"))
                 #expect(context.registeredObjects.count == 3_000)
@@ -88,14 +82,9 @@ struct IdentityMapTests {
     func resetThenRegisterAgain() throws {
         // Core Data: reset() forgets every registered object (they must not be used again); a
         // later fetch makes new objects for the same rows.
-        let stack = try TestStack(model: ModelFixtures.allTypes())
+        let stack = try TestStack.samples(3_000)
         let context = stack.newContext()
         try context.performAndWait {
-            for index in 0..<3_000 {
-                let sample = Sample(context: context)
-                sample.name = "s\(index)"
-            }
-            try context.save()
             var detached = try context.fetch(FetchRequest<Sample>(entityName: "Sample"))
             context.reset()
             #expect(context.registeredObjects.isEmpty)
