@@ -20,9 +20,17 @@ final class PrimaryKeyTable {
             return page
         }
 
+        /// How many slots are in use. Read and written through the header's address: the
+        /// `header` property is a stored property of a class, so every `+= 1` through it paid the
+        /// runtime's exclusivity check (perf: a tenth of unregistering an object).
+        @inline(__always) var used: Int {
+            get { withUnsafeMutablePointerToHeader { $0.pointee } }
+            set { withUnsafeMutablePointerToHeader { $0.pointee = newValue } }
+        }
+
         /// Empties every slot.
         func clear() {
-            header = 0
+            used = 0
             withUnsafeMutablePointerToElements { $0.update(repeating: nil, count: PrimaryKeyTable.pageSize) }
         }
 
@@ -92,7 +100,7 @@ final class PrimaryKeyTable {
             pages[pageIndex] = page
         }
         let wasEmpty = page.exchange(entry, at: Self.slot(of: number)) == nil
-        if wasEmpty { page.header += 1 }
+        if wasEmpty { page.used += 1 }
         return wasEmpty
     }
 
@@ -108,8 +116,8 @@ final class PrimaryKeyTable {
         let slot = Self.slot(of: number)
         guard let current = page.entry(at: slot), current.toOpaque() == entry.toOpaque() else { return false }
         _ = page.exchange(nil, at: slot)
-        page.header -= 1
-        if page.header == 0 {
+        page.used -= 1
+        if page.used == 0 {
             pages[pageIndex] = nil
             if sparePages.count < Self.sparePageLimit { sparePages.append(page) }  // every slot is empty
         }
