@@ -2,7 +2,9 @@
 # Runs one fuzzer for a bounded time and prints its figures.
 #   Fuzz/run-fuzzer.sh SECONDS [predicate|model-file|store-file] [extra libFuzzer flags]
 # For a long run on every core, add -fork=N (N processes; executions are counted over all of them)
-# and -runs=TOTAL to stop after that many.
+# and -runs=TOTAL to stop after that many. To stop a -fork run early and keep its count, send
+# SIGUSR1 to the libFuzzer parent (a background job ignores SIGINT): it counts the jobs it has
+# merged; the jobs still running are orphaned (pkill -f store-file-fuzzer, or whichever target).
 # The target defaults to predicate. New interesting inputs go to .build/fuzz/ (not the repository).
 # A crashing input is copied into the target's corpus folder (Fuzz/corpus/predicates/,
 # Fuzz/corpus/model-files/ or Fuzz/corpus/store-files/) as crash-<sha1>.txt / .xml / .sqlite:
@@ -90,8 +92,9 @@ for folder in "${TMPDIR:-/tmp}"/strata-store-fuzz-*; do
 done
 EXECUTIONS=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$LOG" | grep -o '[0-9]*$' | tail -1)
 RATE=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$LOG" | grep -o '[0-9]*$' | tail -1)
-if [ -z "$EXECUTIONS" ]; then
-    # -fork=N (one process per core): the parent prints no final statistics, only status lines
+if [ -z "$EXECUTIONS" ] || [ "$EXECUTIONS" = "0" ]; then
+    # -fork=N (one process per core): the parent prints no final statistics (or, when stopped
+    # early with SIGUSR1, statistics of its own that count 0), only status lines
     # "#TOTAL: cov: … time: Ns …" that count the executions of every job.
     STATUS_LINE=$(grep -E '^#[0-9]+: cov:' "$LOG" | tail -1)
     EXECUTIONS=$(echo "$STATUS_LINE" | grep -oE '^#[0-9]+' | tr -d '#')
