@@ -22,7 +22,7 @@ final class PrimaryKeyTable {
 
         /// How many slots are in use. Read and written through the header's address: the
         /// `header` property is a stored property of a class, so every `+= 1` through it paid the
-        /// runtime's exclusivity check (perf: a tenth of unregistering an object).
+        /// runtime's exclusivity check (perf: a third of the samples in `remove`).
         @inline(__always) var used: Int {
             get { withUnsafeMutablePointerToHeader { $0.pointee } }
             set { withUnsafeMutablePointerToHeader { $0.pointee = newValue } }
