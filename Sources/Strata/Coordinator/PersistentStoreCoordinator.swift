@@ -351,8 +351,9 @@ extension PersistentStoreCoordinator: ParentStore {
             guard let first = ids.first else { continue }
             let store = try store(for: first.entity)
             let keys = try store.backend.allocatePrimaryKeys(for: first.entity, count: ids.count)
+            var spaces = StoreIDSpaces(token: store.backend.token)
             for (id, key) in zip(ids, keys) {
-                result[id] = ManagedObjectID(entity: id.entity, primaryKey: key, store: store.backend.token)
+                result[id] = spaces.id(id.entityIdentity, primaryKey: key)
             }
         }
         return result

@@ -177,13 +177,13 @@ struct FetchShapeWalker {
                 add(14, 0)
                 return expression
             }
-            guard let key = id.primaryKey, let store = id.store else {
+            guard let key = id.primaryKey else {
                 add(14, 1)
                 return expression
             }
             add(14, 2)
             guard case .integer(let marker)? = constant(.integer(key)) else { return expression }
-            return .objectConstant(ManagedObjectID(entityIdentity: id.entityIdentity, primaryKey: marker, store: store))
+            return .objectConstant(id.withPrimaryKey(marker))
         case .aggregate(let aggregate, let collection, let attribute):
             add(15, Self.code(aggregate), attribute.map(Self.identity) ?? 0)
             let walked = self.collection(collection)

@@ -43,7 +43,9 @@ extension BatchDeletePlan {
         var frontier: [ManagedObjectID]
         switch selection {
         case .matching(let rows): frontier = try backend.fetchIDs(rows, options: .default)
-        case .keys(let keys): frontier = keys.map { ManagedObjectID(entity: entity, primaryKey: $0, store: backend.token) }
+        case .keys(let keys):
+            let space = backend.token.space(for: entity)
+            frontier = keys.map { ManagedObjectID(space: space, primaryKey: $0) }
         }
         var doomed: [ManagedObjectID: RowSnapshot] = [:]
         var order: [ManagedObjectID] = []

@@ -34,6 +34,7 @@ extension BatchInsertPlan {
             changes.origin = origin
             var outcome = BatchInsertOutcome(count: count)
             var next = 0
+            let space = backend.token.space(for: entity)
             for row in 0..<count {
                 let attributes = attributes(ofRow: row)
                 if let existing = matches[row] {
@@ -46,7 +47,7 @@ extension BatchInsertPlan {
                         outcome.updatedIDs.append(existing.objectID)
                     }
                 } else {
-                    let id = ManagedObjectID(entity: entity, primaryKey: keys[next], store: backend.token)
+                    let id = ManagedObjectID(space: space, primaryKey: keys[next])
                     next += 1
                     changes.inserts.append(
                         RowChange(objectID: id, baseVersion: 0, attributes: attributes, toOne: noToOnes, changedAttributeSlots: allSlots, changedToOneSlots: [], base: nil))

@@ -72,6 +72,12 @@ open class IncrementalStore: @unchecked Sendable {
         self.token = StoreToken(identifier: UUID().uuidString)
     }
 
+    deinit {
+        // The token interns the ID spaces of this store's entities, and each holds the token:
+        // break that cycle (IDs that outlive the store keep their spaces).
+        token.retire()
+    }
+
     // MARK: The primitives a store overrides
 
     /// Opens the store and returns its metadata, which must hold a unique, stable

@@ -42,7 +42,8 @@ public struct StoreBatchDeleteRequest: @unchecked Sendable {
         self.plan = plan
         self.origin = origin
         if case .keys(let keys) = plan.selection {
-            startingIDs = keys.map { ManagedObjectID(entity: plan.entity, primaryKey: $0, store: store) }
+            let space = store.space(for: plan.entity)
+            startingIDs = keys.map { ManagedObjectID(space: space, primaryKey: $0) }
         } else {
             startingIDs = nil
         }

@@ -1,20 +1,5 @@
 import Foundation
-import StrataLocks
 import Synchronization
-
-/// Identifies one store that object IDs belong to. Shared by every ID of the store.
-final class StoreToken: Sendable {
-    private let storedIdentifier: StrataLock<String>
-
-    init(identifier: String) { self.storedIdentifier = StrataLock(identifier) }
-
-    /// The store's persistent identifier (a UUID string kept in the store's metadata).
-    var identifier: String { storedIdentifier.withLock { $0 } }
-
-    /// Sets the identifier once the store has loaded its metadata (before any ID of the store
-    /// exists: the token's identity is what IDs compare; the identifier is what URIs print).
-    func assign(identifier: String) { storedIdentifier.withLock { $0 = identifier } }
-}
 
 /// A global, thread-safe identifier of a managed object (Core Data's `NSManagedObjectID`).
 ///
@@ -28,15 +13,19 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
         case temporary(UInt64)
     }
 
-    /// The object's entity, as IDs keep it (see ``EntityIdentity``); `entity` gives the
-    /// `EntityDescription` (`Model/ManagedObjectID+Entity.swift`).
-    let entityIdentity: EntityIdentity
-    /// The store of a permanent ID; nil exactly for temporary IDs.
-    let store: StoreToken?
+    /// The entity and store of the ID (see ``ObjectIDSpace``): one reference for both, shared by
+    /// every ID of the entity in the store.
+    let space: ObjectIDSpace
     /// The primary key of a permanent ID, or the bit pattern of a temporary ID's number: one
-    /// word rather than an enum (an ID is three words, 24 bytes, and every object, row and list
+    /// word rather than an enum (an ID is two words, 16 bytes, and every object, row and list
     /// of IDs holds IDs). ``key`` tells the two apart by ``store``.
     private let rawKey: Int64
+
+    /// The object's entity, as IDs keep it (see ``EntityIdentity``); `entity` gives the
+    /// `EntityDescription` (`Model/ManagedObjectID+Entity.swift`).
+    @inline(__always) var entityIdentity: EntityIdentity { space.spaceEntity }
+    /// The store of a permanent ID; nil exactly for temporary IDs.
+    @inline(__always) var store: StoreToken? { space.idStore }
 
     /// The row's primary key (permanent) or the temporary number.
     @inline(__always) var key: Key {
@@ -51,22 +40,37 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     /// Distinguishes temporary IDs of this process from those of others in URIs.
     static let processTag = UUID().uuidString
 
-    init(entityIdentity: EntityIdentity, primaryKey: Int64, store: StoreToken) {
-        self.entityIdentity = entityIdentity
+    /// A permanent ID in `space` (a store's space: see `StoreToken.space(for:)`).
+    init(space: StoreIDSpace, primaryKey: Int64) {
+        self.space = space
         self.rawKey = primaryKey
-        self.store = store
     }
 
+    /// A permanent ID of `entityIdentity` in `store`. Looks the space up under the token's lock:
+    /// code that makes many IDs takes the space once and uses ``init(space:primaryKey:)``.
+    init(entityIdentity: EntityIdentity, primaryKey: Int64, store: StoreToken) {
+        self.init(space: store.space(for: entityIdentity), primaryKey: primaryKey)
+    }
+
+    /// A new temporary ID of `entityIdentity`, unique in the process.
     init(temporaryForEntityIdentity entityIdentity: EntityIdentity) {
-        self.entityIdentity = entityIdentity
+        self.space = entityIdentity
         self.rawKey = Int64(bitPattern: Self.nextTemporaryNumber.wrappingAdd(1, ordering: .relaxed).oldValue)
-        self.store = nil
     }
 
     init(entityIdentity: EntityIdentity, temporaryNumber: UInt64) {
-        self.entityIdentity = entityIdentity
+        self.space = entityIdentity
         self.rawKey = Int64(bitPattern: temporaryNumber)
-        self.store = nil
+    }
+
+    /// The ID of the row `primaryKey` in this ID's store and entity (a permanent ID's space).
+    func withPrimaryKey(_ primaryKey: Int64) -> ManagedObjectID {
+        ManagedObjectID(space: space, rawKey: primaryKey)
+    }
+
+    private init(space: ObjectIDSpace, rawKey: Int64) {
+        self.space = space
+        self.rawKey = rawKey
     }
 
     /// Whether the object has not been saved to a store yet.
@@ -100,11 +104,15 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     /// with the same key), and the same entity or two entities of one inheritance tree (whose
     /// rows share a key space). Any thread.
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
-        guard lhs.rawKey == rhs.rawKey, lhs.store === rhs.store else { return false }
-        if lhs.entityIdentity === rhs.entityIdentity { return true }
+        guard lhs.rawKey == rhs.rawKey else { return false }
+        if lhs.space === rhs.space { return true }
+        guard lhs.store === rhs.store else { return false }
+        let left = lhs.entityIdentity
+        let right = rhs.entityIdentity
+        if left === right { return true }
         // Rows of one inheritance tree share a key space: an ID made from a relationship's
         // declared destination equals the one made from the concrete entity.
-        return lhs.entityIdentity.sharesKeys(with: rhs.entityIdentity)
+        return left.sharesKeys(with: right)
     }
 
     /// Hashes the row key, consistently with `==`. Any thread.

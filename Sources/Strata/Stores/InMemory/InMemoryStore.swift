@@ -230,6 +230,7 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
     private func apply(_ changes: StoreChangeSet, to working: inout State) throws -> StoreSaveResult {
         var result = StoreSaveResult()
         var uniqueness = UniquenessIndex()
+        var spaces = StoreIDSpaces(token: token)
         for insert in changes.inserts {
             if !insert.objectID.isTemporaryID {
                 result.permanentIDs[insert.objectID] = insert.objectID
@@ -238,7 +239,7 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
             let table = tableName(insert.objectID.entity)
             let key = (working.lastKeys[table] ?? 0) + 1
             working.lastKeys[table] = key
-            result.permanentIDs[insert.objectID] = ManagedObjectID(entity: insert.objectID.entity, primaryKey: key, store: token)
+            result.permanentIDs[insert.objectID] = spaces.id(insert.objectID.entityIdentity, primaryKey: key)
         }
         func resolve(_ id: ManagedObjectID?) throws -> ManagedObjectID? {
             guard let id else { return nil }

@@ -36,8 +36,9 @@ extension SQLiteStore {
 
     private func run(_ program: BatchDeleteProgram, plan: BatchDeletePlan, on connection: SQLiteConnection) throws -> BatchDeleteOutcome {
         var outcome = BatchDeleteOutcome()
+        var spaces = StoreIDSpaces(token: token)
         func id(_ row: SQLiteStatement) -> ManagedObjectID {
-            ManagedObjectID(entity: model.entity(forCode: row.int64(at: 1)) ?? plan.entity, primaryKey: row.int64(at: 0), store: token)
+            spaces.id(model.entity(forCode: row.int64(at: 1)) ?? plan.entity, primaryKey: row.int64(at: 0))
         }
         if let direct = program.direct {
             let statement = try connection.cachedStatement(direct.text)

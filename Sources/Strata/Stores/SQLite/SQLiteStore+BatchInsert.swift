@@ -30,6 +30,7 @@ extension SQLiteStore {
             let width = plan.width
             let externalSlots = externalSQL.externalSlots(of: entity)
             if upserts { noteBatchMayDropReferences([entity]) }
+            let space = token.space(for: entity)
             for row in 0..<plan.count {
                 let key = keys[row]
                 statement.bind(int64: key, at: 1)
@@ -58,7 +59,7 @@ extension SQLiteStore {
                         constraint: nil, conflictingObjectID: nil)
                 }
                 guard plan.returnsObjectIDs || tracking else { continue }
-                let id = ManagedObjectID(entity: entity, primaryKey: written, store: token)
+                let id = ManagedObjectID(space: space, primaryKey: written)
                 if plan.returnsObjectIDs {
                     outcome.ids.append(id)
                     if written != key { outcome.updatedIDs.append(id) }

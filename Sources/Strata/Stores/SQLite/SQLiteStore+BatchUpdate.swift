@@ -24,10 +24,11 @@ extension SQLiteStore {
             var failure: StrataError?
             var history: [HistoryChangeRecord] = []
             let updatedNames = plan.assignments.map(\.attribute.name)
+            var spaces = StoreIDSpaces(token: token)
             try statement.forEachRow(bindings) { row in
                 outcome.count += 1
                 let entity = model.entity(forCode: row.int64(at: 1)) ?? fallback
-                let id = ManagedObjectID(entity: entity, primaryKey: row.int64(at: 0), store: token)
+                let id = spaces.id(entity, primaryKey: row.int64(at: 0))
                 if plan.returnsObjectIDs { outcome.ids.append(id) }
                 if tracksHistory { history.append(HistoryChangeRecord(objectID: id, type: .update, updatedProperties: updatedNames)) }
                 guard failure == nil else { return }

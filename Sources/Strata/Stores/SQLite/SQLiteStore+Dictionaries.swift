@@ -14,6 +14,7 @@ extension SQLiteStore {
             return try pool.withReader(options) { connection in
                 let statement = try connection.cachedStatement(sql.text)
                 var rows: [[RowEvaluator.Operand]] = []
+                var spaces = StoreIDSpaces(token: token)
                 try statement.forEachRow(sql.bindings.sqliteValues) { row in
                     var values: [RowEvaluator.Operand] = []
                     values.reserveCapacity(reads.count)
@@ -28,7 +29,7 @@ extension SQLiteStore {
                                 values.append(.object(nil))
                             } else {
                                 let entity = row.isNull(at: entityCode) ? nil : model.entity(forCode: row.int64(at: entityCode))
-                                values.append(.object(ManagedObjectID(entity: entity ?? fallback, primaryKey: row.int64(at: key), store: token)))
+                                values.append(.object(spaces.id(entity ?? fallback, primaryKey: row.int64(at: key))))
                             }
                         }
                     }

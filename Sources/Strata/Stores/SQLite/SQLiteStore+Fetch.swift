@@ -56,9 +56,10 @@ extension SQLiteStore {
                     let start = DispatchTime.now()
                     defer { SQLTracing.logRowCount(ids.count, of: plan.entity.name, since: start) }
                     let watcher = options.watcher
+                    var spaces = StoreIDSpaces(token: token)
                     try statement.forEachRow(sql.bindings.sqliteValues) { row in
                         let entity = model.entity(forCode: row.int64(at: 1)) ?? fallback
-                        ids.append(ManagedObjectID(entity: entity, primaryKey: row.int64(at: 0), store: token))
+                        ids.append(spaces.id(entity, primaryKey: row.int64(at: 0)))
                         if let watcher, ids.count % ReadWatcher.reportInterval == 0 { try watcher.rowsRead(ids.count) }
                     }
                     try watcher?.finished(ids.count)
@@ -122,10 +123,17 @@ extension SQLiteStore {
         private var lastCode: Int64?
         private var lastEntity: EntityDescription?
         private var lastColumns: SQLiteSchema.EntityColumns?
+        /// The ID space of the last entity (taken once, not under the token's lock per row).
+        private var lastSpace: StoreIDSpace?
+        /// The ID spaces of the rows' entities and to-one targets.
+        private var spaces: StoreIDSpaces
         /// The attribute slots of the last entity that may hold external data references.
         private var lastReferenceSlots: [Int] = []
 
-        init(store: SQLiteStore) { self.store = store }
+        init(store: SQLiteStore) {
+            self.store = store
+            self.spaces = StoreIDSpaces(token: store.token)
+        }
 
         mutating func decode(_ row: SQLiteStatement, offset: Int32) throws -> RowSnapshot? {
             let code = row.int64(at: offset + 1)
@@ -133,9 +141,10 @@ extension SQLiteStore {
                 lastEntity = store.model.entity(forCode: code)
                 lastColumns = lastEntity.flatMap { store.schema.columns(for: $0) }
                 lastReferenceSlots = lastEntity.map { store.externalSQL.referenceSlots(of: $0) } ?? []
+                lastSpace = lastEntity.map { spaces.space(for: $0) }
                 lastCode = code
             }
-            guard let entity = lastEntity, let columns = lastColumns else { return nil }
+            guard let entity = lastEntity, let columns = lastColumns, let space = lastSpace else { return nil }
             let pk = row.int64(at: offset)
             let version = row.int64(at: offset + 2)
             var attributes = ContiguousArray<StoredValue>()
@@ -162,10 +171,10 @@ extension SQLiteStore {
                     if let codeColumn = column.entityCode, let concrete = store.model.entity(forCode: row.int64(at: offset + Int32(codeColumn))) {
                         destination = concrete
                     }
-                    toOne.append(ManagedObjectID(entity: destination, primaryKey: row.int64(at: keyIndex), store: store.token))
+                    toOne.append(spaces.id(destination, primaryKey: row.int64(at: keyIndex)))
                 }
             }
-            return RowSnapshot(objectID: ManagedObjectID(entity: entity, primaryKey: pk, store: store.token), version: version, attributes: attributes, toOne: toOne, fetchedAt: fetchedAt)
+            return RowSnapshot(objectID: ManagedObjectID(space: space, primaryKey: pk), version: version, attributes: attributes, toOne: toOne, fetchedAt: fetchedAt)
         }
     }
 }

@@ -115,11 +115,12 @@ extension SQLiteStore: HistoryStoreBackend {
                                 origin: TransactionOrigin(author: row.text(at: 2), contextName: row.text(at: 3)), changes: withChanges ? [] : nil))
                     }
                     guard withChanges, !transactions.isEmpty else { return transactions }
+                    var spaces = StoreIDSpaces(token: token)
                     try connection.cachedStatement(HistoryStatements.changes(byDate: byDate)).forEachRow([value]) { row in
                         guard let position = positions[row.int64(at: 1)], let type = PersistentHistoryChangeType(rawValue: Int(row.int64(at: 2))),
                             let entity = model.entity(forCode: row.int64(at: 3))
                         else { return }
-                        let id = ManagedObjectID(entity: entity, primaryKey: row.int64(at: 4), store: token)
+                        let id = spaces.id(entity, primaryKey: row.int64(at: 4))
                         let properties = row.text(at: 5).map { $0.isEmpty ? [] : $0.split(separator: ",").map(String.init) }
                         let tombstone = row.blob(at: 6).flatMap(HistoryTombstoneCoding.decode)
                         transactions[position].changes?.append((row.int64(at: 0), HistoryChangeRecord(objectID: id, type: type, updatedProperties: properties, tombstone: tombstone)))

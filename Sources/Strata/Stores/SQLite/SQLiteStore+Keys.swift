@@ -125,6 +125,7 @@ extension SQLiteStore {
                 var currentKey: Int64?
                 var current: ManagedObjectID?
                 var members: [ManagedObjectID] = []
+                var spaces = StoreIDSpaces(token: token)
                 func file() {
                     if let current, !members.isEmpty { result[current] = members }
                     members = []
@@ -138,7 +139,7 @@ extension SQLiteStore {
                     }
                     guard current != nil else { return }
                     let entity = model.entity(forCode: row.int64(at: 2)) ?? destination
-                    members.append(ManagedObjectID(entity: entity, primaryKey: row.int64(at: 1), store: token))
+                    members.append(spaces.id(entity, primaryKey: row.int64(at: 1)))
                 }
                 file()
             }

@@ -121,9 +121,10 @@ extension SQLiteStore {
         for (_, indexes) in byRoot.sorted(by: { $0.value[0] < $1.value[0] }) {
             let entity = changes.inserts[indexes[0]].objectID.entity
             let keys = try allocate(indexes.count, for: entity, on: connection)
+            var spaces = StoreIDSpaces(token: token)
             for (position, index) in indexes.enumerated() {
                 let temporary = changes.inserts[index].objectID
-                result.permanentIDs[temporary] = ManagedObjectID(entity: temporary.entity, primaryKey: keys[position], store: token)
+                result.permanentIDs[temporary] = spaces.id(temporary.entityIdentity, primaryKey: keys[position])
                 insertKeys[index] = keys[position]
             }
         }
