@@ -31,15 +31,16 @@ final class ObjectRegistry {
     #if DEBUG
     var reportsEveryValueChange = false
     private var tables: [KeySpace: PrimaryKeyTable] = [:]
-    private var lastSpace: KeySpace?
-    private var lastTable: PrimaryKeyTable?
+    /// The tables of the last two ID spaces looked up (see `TableHint`).
+    private var recent = TableHint()
+    private var previous = TableHint()
     /// Number of registered objects.
     private(set) var count = 0
     #else
     @exclusivity(unchecked) var reportsEveryValueChange = false
     @exclusivity(unchecked) private var tables: [KeySpace: PrimaryKeyTable] = [:]
-    @exclusivity(unchecked) private var lastSpace: KeySpace?
-    @exclusivity(unchecked) private var lastTable: PrimaryKeyTable?
+    @exclusivity(unchecked) private var recent = TableHint()
+    @exclusivity(unchecked) private var previous = TableHint()
     /// Number of registered objects.
     @exclusivity(unchecked) private(set) var count = 0
     #endif
@@ -105,20 +106,57 @@ final class ObjectRegistry {
         id.keyNumber
     }
 
+    /// A table found for the IDs of one ID space (`Values/ObjectIDSpace.swift`): an ID of the
+    /// same space needs no key space computed and no hashing. Two are kept, because a save
+    /// alternates between temporary and permanent IDs (`rekey`) and a prefetch between owners
+    /// and targets. The space is held strongly, so that its address cannot be reused by another
+    /// space while it is compared.
+    private struct TableHint {
+        var idSpace: ObjectIDSpace?
+        var keySpace: KeySpace?
+        var table: PrimaryKeyTable?
+    }
+
+    /// The table of `id`'s space if one of the two hints has it (the hit becomes the recent one).
+    @inline(__always) private func hintedTable(for id: ManagedObjectID) -> PrimaryKeyTable? {
+        if id.space === recent.idSpace { return recent.table }
+        if id.space === previous.idSpace {
+            swap(&recent, &previous)
+            return recent.table
+        }
+        return nil
+    }
+
+    private func remember(_ id: ManagedObjectID, _ keySpace: KeySpace, _ table: PrimaryKeyTable) {
+        previous = recent
+        recent = TableHint(idSpace: id.space, keySpace: keySpace, table: table)
+    }
+
+    /// The table of `keySpace` if a hint has it (IDs of two entities of one inheritance tree).
+    private func table(hintedFor keySpace: KeySpace) -> PrimaryKeyTable? {
+        if keySpace == recent.keySpace { return recent.table }
+        if keySpace == previous.keySpace { return previous.table }
+        return nil
+    }
+
     private func existingTable(for id: ManagedObjectID) -> PrimaryKeyTable? {
+        if let table = hintedTable(for: id) { return table }
         let space = space(of: id)
-        if space == lastSpace { return lastTable }
-        guard let table = tables[space] else { return nil }
-        (lastSpace, lastTable) = (space, table)
+        guard let table = table(hintedFor: space) ?? tables[space] else { return nil }
+        remember(id, space, table)
         return table
     }
 
     private func table(for id: ManagedObjectID) -> PrimaryKeyTable {
+        if let table = hintedTable(for: id) { return table }
         let space = space(of: id)
-        if space == lastSpace, let lastTable { return lastTable }
-        let table = tables[space] ?? PrimaryKeyTable()
+        if let table = table(hintedFor: space) ?? tables[space] {
+            remember(id, space, table)
+            return table
+        }
+        let table = PrimaryKeyTable()
         tables[space] = table
-        (lastSpace, lastTable) = (space, table)
+        remember(id, space, table)
         return table
     }
 }
