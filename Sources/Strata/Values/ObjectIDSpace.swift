@@ -1,7 +1,7 @@
 /// The entity and store an object ID belongs to, shared by every ID of that entity in that store
 /// so that an ID is one reference and a key (16 bytes, one retain per copy).
 ///
-/// There are two kinds, told apart by ``idStore``:
+/// There are two kinds, told apart by their store (`idStore`):
 /// - a temporary ID's space is its entity itself (an ``EntityIdentity``, whose `idStore` is nil):
 ///   no extra object, and nothing to look up when an object is inserted;
 /// - a permanent ID's space is a `StoreIDSpace` holding the entity and the store's token, made
