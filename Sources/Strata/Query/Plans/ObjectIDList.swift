@@ -8,8 +8,8 @@ struct ObjectIDList: @unchecked Sendable {
     private let model: ManagedObjectModel?
     private let entity: EntityDescription
     private let store: StoreToken?
-    /// The ID spaces (see `Values/ObjectIDSpace.swift`) of `entity` and its sub-entities in
-    /// `store`, `entity`'s first: taken once, so that reading an ID takes no lock.
+    /// The ID spaces (see `Values/ObjectIDSpace.swift`) of `entity` and the sub-entities its
+    /// codes name in `store`: taken once, so that reading an ID takes no lock.
     private let spaces: [StoreIDSpace]
     private var keys: [Int64] = []
     private var codes: [UInt16]?
@@ -22,13 +22,8 @@ struct ObjectIDList: @unchecked Sendable {
         self.store = store
         self.model = model
         if let store {
-            var family = [entity]
-            var next = 0
-            while next < family.count {
-                family.append(contentsOf: family[next].subentities)
-                next += 1
-            }
-            spaces = family.map { store.space(for: $0) }
+            let subentities = entity.layout.descendantCodes.compactMap { model?.entity(forCode: $0) }.filter { $0 !== entity }
+            spaces = ([entity] + subentities).map { store.space(for: $0) }
         } else {
             spaces = []
         }
@@ -71,7 +66,6 @@ struct ObjectIDList: @unchecked Sendable {
         var concrete = entity
         if let codes, let model, let found = model.entity(forCode: Int64(codes[index])) { concrete = found }
         guard let store else { return ManagedObjectID(entity: concrete, temporaryNumber: 0) }
-        if let space = spaces.first, space.entity === concrete { return ManagedObjectID(space: space, primaryKey: keys[index]) }
         if let space = spaces.first(where: { $0.entity === concrete }) { return ManagedObjectID(space: space, primaryKey: keys[index]) }
         return ManagedObjectID(entity: concrete, primaryKey: keys[index], store: store)
     }

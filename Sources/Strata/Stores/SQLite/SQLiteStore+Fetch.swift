@@ -123,9 +123,8 @@ extension SQLiteStore {
         private var lastCode: Int64?
         private var lastEntity: EntityDescription?
         private var lastColumns: SQLiteSchema.EntityColumns?
-        /// The ID space of the last entity (taken once, not under the token's lock per row).
-        private var lastSpace: StoreIDSpace?
-        /// The ID spaces of the rows' entities and to-one targets.
+        /// The ID spaces of the rows' entities and to-one targets (taken once per entity, not
+        /// under the token's lock per row).
         private var spaces: StoreIDSpaces
         /// The attribute slots of the last entity that may hold external data references.
         private var lastReferenceSlots: [Int] = []
@@ -141,10 +140,9 @@ extension SQLiteStore {
                 lastEntity = store.model.entity(forCode: code)
                 lastColumns = lastEntity.flatMap { store.schema.columns(for: $0) }
                 lastReferenceSlots = lastEntity.map { store.externalSQL.referenceSlots(of: $0) } ?? []
-                lastSpace = lastEntity.map { spaces.space(for: $0) }
                 lastCode = code
             }
-            guard let entity = lastEntity, let columns = lastColumns, let space = lastSpace else { return nil }
+            guard let entity = lastEntity, let columns = lastColumns else { return nil }
             let pk = row.int64(at: offset)
             let version = row.int64(at: offset + 2)
             var attributes = ContiguousArray<StoredValue>()
@@ -174,7 +172,7 @@ extension SQLiteStore {
                     toOne.append(spaces.id(destination, primaryKey: row.int64(at: keyIndex)))
                 }
             }
-            return RowSnapshot(objectID: ManagedObjectID(space: space, primaryKey: pk), version: version, attributes: attributes, toOne: toOne, fetchedAt: fetchedAt)
+            return RowSnapshot(objectID: spaces.id(entity, primaryKey: pk), version: version, attributes: attributes, toOne: toOne, fetchedAt: fetchedAt)
         }
     }
 }
