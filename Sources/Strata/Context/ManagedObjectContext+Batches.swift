@@ -12,45 +12,45 @@ extension ManagedObjectContext {
     func batchObjects(_ ids: ObjectIDList, positions: Range<Int>) -> [ManagedObject] {
         var objects: [ManagedObject] = []
         objects.reserveCapacity(positions.count)
+        // The faults whose rows must be read: their IDs, and where they are in `objects` (a
+        // position, not a second reference to each object).
         var needed: [ManagedObjectID] = []
-        var neededObjects: [ManagedObject] = []
+        var neededAt: [Int] = []
         let staleness = stalenessInterval
+        let now = IncrementalStoreNode.now()
         for position in positions {
             let id = ids[position]
             let object = registeredOrFault(id)
             objects.append(object)
-            guard object.isFaultStorage else { continue }
-            if let snapshot = object.snapshot, snapshot.isFresh(stalenessInterval: staleness) { continue }
+            guard object.isFaultStorage, !object.hasSnapshot(freshAt: now, stalenessInterval: staleness) else { continue }
             if needed.isEmpty {
                 needed.reserveCapacity(positions.count)
-                neededObjects.reserveCapacity(positions.count)
+                neededAt.reserveCapacity(positions.count)
             }
             needed.append(id)
-            neededObjects.append(object)
+            neededAt.append(objects.count - 1)
         }
         var answered: [Bool] = []
         if !needed.isEmpty {
             do {
-                answered = attachRows(try readBatch(needed), to: needed, neededObjects)
+                answered = attachRows(try readBatch(needed), to: needed, in: objects, at: neededAt)
             } catch let error as StrataError {
                 recordContextProblem(error)
             } catch {
                 recordContextProblem(StrataError(code: StrataError.Code.coreData, message: "Loading a batch failed: \(error)"))
             }
         }
-        // `neededObjects` is a subsequence of `objects`: walk both. A fault whose row did not
-        // come (deleted since the IDs were fetched, or the read failed) fires on its own, as a
-        // single fault does, never from the stale row it may hold.
+        // A fault whose row did not come (deleted since the IDs were fetched, or the read
+        // failed) fires on its own, as a single fault does, never from the stale row it may
+        // hold; the others fire from the row they hold.
         var next = 0
-        for object in objects {
-            if next < neededObjects.count, neededObjects[next] === object {
-                let wasAnswered = next < answered.count && answered[next]
-                next += 1
-                guard object.isFaultStorage else { continue }
-                if wasAnswered, let snapshot = object.snapshot { apply(snapshot, to: object) } else { fulfillFault(of: object) }
-            } else if object.isFaultStorage {
-                if let snapshot = object.snapshot { apply(snapshot, to: object) } else { fulfillFault(of: object) }
-            }
+        for index in objects.indices {
+            let wasNeeded = next < neededAt.count && neededAt[next] == index
+            let wasAnswered = wasNeeded && next < answered.count && answered[next]
+            if wasNeeded { next += 1 }
+            let object = objects[index]
+            guard object.isFaultStorage else { continue }
+            if !wasNeeded || wasAnswered, let snapshot = object.snapshot { apply(snapshot, to: object) } else { fulfillFault(of: object) }
         }
         return objects
     }
@@ -79,30 +79,42 @@ extension ManagedObjectContext {
         try requireParentStore().snapshots(for: ids, options: ReadOptions(rowCache: .doNotFill, maxAge: 0))
     }
 
-    /// Gives each fault in `objects` (the registered objects of `ids`, in the same order) its
-    /// row from `rows`, and returns which of them got one. Rows come in key order, mostly the
-    /// order of `ids`: each is matched by a walk along `ids`, or by a registry lookup when it
-    /// is out of step.
-    private func attachRows(_ rows: [RowSnapshot], to ids: [ManagedObjectID], _ objects: [ManagedObject]) -> [Bool] {
+    /// Gives each fault of `ids` its row from `rows` (the fault of `ids[i]` is
+    /// `objects[positions[i]]`), and returns which of them got one. Rows come in key order,
+    /// mostly the order of `ids`: each is matched by a walk along `ids`, or by a registry lookup
+    /// when it is out of step.
+    private func attachRows(_ rows: [RowSnapshot], to ids: [ManagedObjectID], in objects: [ManagedObject], at positions: [Int]) -> [Bool] {
         var answered = [Bool](repeating: false, count: ids.count)
         var next = 0
-        var positions: [ObjectIdentifier: Int]?
+        var indexOfObject: [ObjectIdentifier: Int]?
         for row in rows {
             let index: Int?
             if next < ids.count, ids[next] == row.objectID {
                 index = next
                 next += 1
             } else {
-                if positions == nil {
-                    positions = Dictionary(objects.indices.map { (ObjectIdentifier(objects[$0]), $0) }, uniquingKeysWith: { first, _ in first })
+                if indexOfObject == nil {
+                    indexOfObject = Dictionary(positions.indices.map { (ObjectIdentifier(objects[positions[$0]]), $0) }, uniquingKeysWith: { first, _ in first })
                 }
-                index = findRegistered(row.objectID).flatMap { positions?[ObjectIdentifier($0)] }
+                index = findRegistered(row.objectID).flatMap { indexOfObject?[ObjectIdentifier($0)] }
             }
-            guard let index, objects[index].isFaultStorage else { continue }
-            objects[index].snapshot = row
-            objects[index].faultBatch = nil
+            guard let index else { continue }
+            let object = objects[positions[index]]
+            guard object.isFaultStorage else { continue }
+            object.snapshot = row
+            object.faultBatch = nil
             answered[index] = true
         }
         return answered
+    }
+}
+
+extension ManagedObject {
+    /// Whether the object holds a snapshot young enough at `now` for `stalenessInterval`; reads
+    /// the snapshot's time in place, without taking a reference to it. On the object's queue.
+    @inline(__always)
+    fileprivate func hasSnapshot(freshAt now: UInt64, stalenessInterval: TimeInterval) -> Bool {
+        guard let snapshot else { return false }
+        return snapshot.isFresh(stalenessInterval: stalenessInterval, now: now)
     }
 }

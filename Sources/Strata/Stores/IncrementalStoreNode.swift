@@ -35,8 +35,15 @@ public final class IncrementalStoreNode: Sendable {
     /// Whether the snapshot is young enough for a context with `stalenessInterval` (negative:
     /// any age; 0: never reuse).
     func isFresh(stalenessInterval: TimeInterval) -> Bool {
+        isFresh(stalenessInterval: stalenessInterval, now: Self.now())
+    }
+
+    /// Whether the snapshot is young enough at `now` (a reading of ``now()``): for loops that
+    /// check many snapshots against one clock reading.
+    @inline(__always)
+    func isFresh(stalenessInterval: TimeInterval, now: UInt64) -> Bool {
         if stalenessInterval < 0 { return true }
-        let age = Double(Self.now() &- fetchedAt) / 1_000_000_000
+        let age = Double(now &- fetchedAt) / 1_000_000_000
         return age <= stalenessInterval
     }
 
