@@ -21,39 +21,40 @@ extension ManagedObjectContext {
         guard !state.eventObjects.isEmpty, !state.isPostingChanges else { return }
         let objects = state.eventObjects
         state.eventObjects = []
-        var inserted = Set<ManagedObject>()
-        var updated = Set<ManagedObject>()
-        var deleted = Set<ManagedObject>()
-        var refreshed = Set<ManagedObject>()
-        var invalidated = Set<ManagedObject>()
+        // Which set each object goes to; the sets are then made at their final size.
+        var inserted: [ManagedObject] = []
+        var updated: [ManagedObject] = []
+        var deleted: [ManagedObject] = []
+        var refreshed: [ManagedObject] = []
+        var invalidated: [ManagedObject] = []
         for object in objects {
             let changes = object.eventChanges
             object.eventChanges = []
             if changes.contains(.invalidated) {
-                invalidated.insert(object)
+                invalidated.append(object)
             } else if changes.contains(.deleted) {
                 // Inserted then deleted in one event: nothing to report.
-                if !changes.contains(.inserted) { deleted.insert(object) }
+                if !changes.contains(.inserted) { deleted.append(object) }
             } else if changes.contains(.inserted) {
-                inserted.insert(object)
+                inserted.append(object)
             } else {
-                if changes.contains(.updated) { updated.insert(object) }
-                if changes.contains(.refreshed) { refreshed.insert(object) }
+                if changes.contains(.updated) { updated.append(object) }
+                if changes.contains(.refreshed) { refreshed.append(object) }
             }
         }
         guard !(inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty && invalidated.isEmpty) else { return }
         state.isPostingChanges = true
         defer { state.isPostingChanges = false }
         var userInfo: [String: Any] = [:]
-        if !inserted.isEmpty { userInfo[NotificationKey.insertedObjects] = inserted }
-        if !updated.isEmpty { userInfo[NotificationKey.updatedObjects] = updated }
-        if !deleted.isEmpty { userInfo[NotificationKey.deletedObjects] = deleted }
-        if !refreshed.isEmpty { userInfo[NotificationKey.refreshedObjects] = refreshed }
-        if !invalidated.isEmpty { userInfo[NotificationKey.invalidatedObjects] = invalidated }
+        if !inserted.isEmpty { userInfo[NotificationKey.insertedObjects] = Set(inserted) }
+        if !updated.isEmpty { userInfo[NotificationKey.updatedObjects] = Set(updated) }
+        if !deleted.isEmpty { userInfo[NotificationKey.deletedObjects] = Set(deleted) }
+        if !refreshed.isEmpty { userInfo[NotificationKey.refreshedObjects] = Set(refreshed) }
+        if !invalidated.isEmpty { userInfo[NotificationKey.invalidatedObjects] = Set(invalidated) }
         let changes = ContextChanges(
-            name: .managedObjectContextObjectsDidChange, inserted: Set(inserted.map(\.objectID)),
-            updated: Set(updated.map(\.objectID)), deleted: Set(deleted.map(\.objectID)),
-            refreshed: Set(refreshed.map(\.objectID)), invalidated: Set(invalidated.map(\.objectID)))
+            name: .managedObjectContextObjectsDidChange, inserted: Self.objectIDs(of: inserted),
+            updated: Self.objectIDs(of: updated), deleted: Self.objectIDs(of: deleted),
+            refreshed: Self.objectIDs(of: refreshed), invalidated: Self.objectIDs(of: invalidated))
         post(changes, userInfo: userInfo)
     }
 

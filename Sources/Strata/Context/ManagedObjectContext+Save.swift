@@ -104,20 +104,26 @@ extension ManagedObjectContext {
         state.lastPermanentIDs = result.permanentIDs
         let isRoot = parent == nil
         let saved = state.work.applySave(result, versionIncrement: isRoot ? 1 : 0, unlink: unlink)
-        let deletedIDs = saved.deleted.map(\.objectID)
         if isRoot, let coordinator = persistentStoreCoordinator {
-            coordinator.didSave(snapshots: (saved.inserted + saved.updated).compactMap(\.snapshot), deleted: deletedIDs)
+            // The row cache takes the saved rows of a save no larger than a fetch it would cache.
+            var snapshots: [RowSnapshot] = []
+            if saved.inserted.count + saved.updated.count <= PersistentStoreCoordinator.rowCacheFetchLimit {
+                snapshots = saved.inserted.compactMap(\.snapshot) + saved.updated.compactMap(\.snapshot)
+            }
+            coordinator.didSave(snapshots: snapshots, deleted: saved.deleted.map(\.objectID))
             advancePinnedGenerationAfterSave()
         }
         clearProblems()
-        for object in saved.inserted + saved.updated + saved.deleted {
-            object.eventChanges = []
-            object.didSave()
+        for objects in [saved.inserted, saved.updated, saved.deleted] {
+            for object in objects {
+                object.eventChanges = []
+                object.didSave()
+            }
         }
         state.eventObjects.removeAll { $0.eventChanges.isEmpty }
         var changes = ContextChanges(
-            name: .managedObjectContextDidSave, inserted: Set(saved.inserted.map(\.objectID)),
-            updated: Set(saved.updated.map(\.objectID)), deleted: Set(deletedIDs))
+            name: .managedObjectContextDidSave, inserted: Self.objectIDs(of: saved.inserted),
+            updated: Self.objectIDs(of: saved.updated), deleted: Self.objectIDs(of: saved.deleted))
         changes.traceOrigin = StrataTrace.flowOrigin()
         post(
             changes,
@@ -129,6 +135,13 @@ extension ManagedObjectContext {
         post(ContextChanges(name: .managedObjectContextDidSaveObjectIDs, inserted: changes.inserted, updated: changes.updated, deleted: changes.deleted), userInfo: [:])
         didSaveChanges(changes)
         return changes
+    }
+
+    /// The IDs of `objects` as a set, sized once and filled without an intermediate array.
+    static func objectIDs<Objects: Collection<ManagedObject>>(of objects: Objects) -> Set<ManagedObjectID> {
+        var ids = Set<ManagedObjectID>(minimumCapacity: objects.count)
+        for object in objects { ids.insert(object.objectID) }
+        return ids
     }
 }
 

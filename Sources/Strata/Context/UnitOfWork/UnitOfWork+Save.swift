@@ -119,8 +119,10 @@ extension UnitOfWork {
                 }
             }
         }
-        for object in saved.inserted { commitValues(of: object, permanentIDs: permanentIDs, result: result, versionIncrement: versionIncrement) }
-        for object in saved.updated { commitValues(of: object, permanentIDs: permanentIDs, result: result, versionIncrement: versionIncrement) }
+        // One clock reading for every new snapshot: they all hold what the store holds now.
+        let now = RowSnapshot.now()
+        for object in saved.inserted { commitValues(of: object, permanentIDs: permanentIDs, result: result, versionIncrement: versionIncrement, now: now) }
+        for object in saved.updated { commitValues(of: object, permanentIDs: permanentIDs, result: result, versionIncrement: versionIncrement, now: now) }
         closeSaved(saved, unlink: unlink)
         return saved
     }
@@ -128,7 +130,7 @@ extension UnitOfWork {
     /// The saved values of `object` become its base: references remapped to permanent IDs, a new
     /// snapshot, committed to-manys.
     @inline(__always)
-    private func commitValues(of object: ManagedObject, permanentIDs: [ManagedObjectID: ManagedObjectID], result: StoreSaveResult, versionIncrement: Int64) {
+    private func commitValues(of object: ManagedObject, permanentIDs: [ManagedObjectID: ManagedObjectID], result: StoreSaveResult, versionIncrement: Int64, now: UInt64) {
         if !permanentIDs.isEmpty {
             if object.toOneValues.contains(where: { $0?.isTemporaryID == true }) {
                 object.toOneValues = ContiguousArray(object.toOneValues.map { id in id.map { permanentIDs[$0] ?? $0 } })
@@ -144,7 +146,7 @@ extension UnitOfWork {
         let version = recorded ?? ((object.snapshot?.version ?? 0) + versionIncrement)
         // The snapshot holds what the parent store holds: no transient to-one (the object keeps
         // its own in memory; a rollback or refresh resets it from this snapshot).
-        object.snapshot = RowSnapshot(objectID: object.objectID, version: version, attributes: object.attributeValues, toOne: object.entity.layout.storedToOnes(object.toOneValues))
+        object.snapshot = RowSnapshot(objectID: object.objectID, version: version, attributes: object.attributeValues, toOne: object.entity.layout.storedToOnes(object.toOneValues), fetchedAt: now)
         object.committedToMany = object.toManyValues
     }
 }
