@@ -117,8 +117,10 @@ final class RowCache: Sendable {
         let now = RowSnapshot.now()
         shard.state.withLock { state in
             if !state.treeFloors.isEmpty { Self.expireTreeFloors(&state, now: now) }
-            // Room for every row at once: one resize at most, not one per doubling.
-            state.entries.reserveCapacity(state.entries.count + count)
+            // Room for every row at once: one resize at most, not one per doubling (asked only
+            // when the table lacks it: the call itself costs a single row's insert its time).
+            let needed = state.entries.count + count
+            if state.entries.capacity < needed { state.entries.reserveCapacity(needed) }
             for (index, snapshot) in snapshots.enumerated() {
                 if let only, only.shardOf[index] != only.shard { continue }
                 if !state.treeFloors.isEmpty, let floor = state.treeFloors[snapshot.objectID.entity.layout.rootIdentifier], snapshot.fetchedAt < floor.time {
@@ -146,8 +148,14 @@ final class RowCache: Sendable {
             if entry.isDead(now: now) { dead.append(id) }
         }
         if dead.count * 4 > state.entries.count {
-            // Many: one new, smaller table.
-            state.entries = state.entries.filter { $0.value.snapshot != nil || $0.value.floor > 0 && now < $0.value.floorExpires }
+            // Many: one new, smaller table, with room for the writes until the next pass (a
+            // table just big enough would grow, rehashing every entry, on its next insert).
+            let live = state.entries.count - dead.count
+            var kept = [ManagedObjectID: Entry](minimumCapacity: live + max(1_024, live / 2) + 1)
+            for (id, entry) in state.entries where entry.snapshot != nil || entry.floor > 0 && now < entry.floorExpires {
+                kept[id] = entry
+            }
+            state.entries = kept
         } else {
             for id in dead { state.entries.removeValue(forKey: id) }
         }
