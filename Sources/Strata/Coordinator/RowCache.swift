@@ -118,7 +118,7 @@ final class RowCache: Sendable {
         shard.state.withLock { state in
             if !state.treeFloors.isEmpty { Self.expireTreeFloors(&state, now: now) }
             // Room for every row at once: one resize at most, not one per doubling (asked only
-            // when the table lacks it: the call itself costs a single row's insert its time).
+            // when the table lacks it).
             let needed = state.entries.count + count
             if state.entries.capacity < needed { state.entries.reserveCapacity(needed) }
             for (index, snapshot) in snapshots.enumerated() {
