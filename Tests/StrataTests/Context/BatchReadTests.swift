@@ -118,6 +118,47 @@ struct BatchReadTests {
         withExtendedLifetime(held) {}
     }
 
+    @Test("a batch keeps registered objects' unsaved changes and fires the fault of a row deleted since the walk began on its own")
+    func batchWithChangesAndGoneRow() throws {
+        // Core Data: a fetch returns the objects a context already has as they are, unsaved
+        // changes included; a fault whose row is gone becomes a deleted object with no values
+        // when it fires (`shouldDeleteInaccessibleFaults`, on by default). The loader reads only
+        // the rows its faults need; one that does not come back fires alone, as a single fault.
+        let stack = try TestStack.people(10)
+        let walker = stack.newContext()
+        let writer = stack.newContext()
+        let request = FetchRequest<ManagedObject>(entityName: "Person")
+        request.sortDescriptors = [ObjectSortDescriptor(key: "age")]
+        request.fetchBatchSize = 5
+        let (results, ids) = try walker.performAndWait { () -> (BatchedFetchResults<ManagedObject>, [ManagedObjectID]) in
+            let results = try walker.fetchBatched(request)
+            let idRequest = FetchRequest<ManagedObjectID>(entityName: "Person")
+            idRequest.sortDescriptors = [ObjectSortDescriptor(key: "age")]
+            idRequest.resultType = .managedObjectIDResultType
+            let ids = try walker.fetch(idRequest)
+            // Before the second batch loads: p6 changed here, p7 deleted elsewhere.
+            walker.object(with: ids[6]).setValue("changed", forKey: "name")
+            return (results, ids)
+        }
+        try writer.performAndWait {
+            writer.delete(writer.object(with: ids[7]))
+            try writer.save()
+        }
+        walker.performAndWait {
+            #expect(results.count == 10)
+            let second = (5..<10).map { results[$0] }
+            #expect(second.map(\.objectID) == Array(ids[5..<10]))
+            #expect(second[1].value(forKey: "name") as? String == "changed")
+            #expect(second[1].isUpdated)
+            #expect(second[2].isDeleted)
+            #expect(second[2].value(forKey: "name") == nil)
+            #expect([second[0], second[3], second[4]].map { $0.value(forKey: "name") as? String } == ["p5", "p8", "p9"])
+            #expect([second[0], second[1], second[3], second[4]].allSatisfy { !$0.isFault })
+            #expect(throws: StrataError.self) { try walker.existingObject(with: ids[7]) }
+        }
+        withExtendedLifetime(results) {}
+    }
+
     @Test("prefetched to-many and to-one contents equal the lazily loaded ones")
     func prefetchedEqualsLazy() throws {
         // Core Data: relationshipKeyPathsForPrefetching changes how many queries run, never
