@@ -105,12 +105,9 @@ extension ManagedObjectContext {
         let isRoot = parent == nil
         let saved = state.work.applySave(result, versionIncrement: isRoot ? 1 : 0, unlink: unlink)
         if isRoot, let coordinator = persistentStoreCoordinator {
-            // The row cache takes the saved rows of a save no larger than a fetch it would cache.
-            var snapshots: [RowSnapshot] = []
-            if saved.inserted.count + saved.updated.count <= PersistentStoreCoordinator.rowCacheFetchLimit {
-                snapshots = saved.inserted.compactMap(\.snapshot) + saved.updated.compactMap(\.snapshot)
+            coordinator.didSave(rowCount: saved.inserted.count + saved.updated.count) {
+                saved.inserted.compactMap(\.snapshot) + saved.updated.compactMap(\.snapshot)
             }
-            coordinator.didSave(snapshots: snapshots, deleted: saved.deleted.map(\.objectID))
             advancePinnedGenerationAfterSave()
         }
         clearProblems()

@@ -233,12 +233,14 @@ extension PersistentStoreCoordinator: ParentStore {
         return result
     }
 
-    /// Records what a root save wrote in the row cache. Large saves only drop the cached rows
-    /// they made stale (like large fetches, they would double their cost filling the cache).
-    func didSave(snapshots: [RowSnapshot], deleted: [ManagedObjectID]) {
+    /// Records what a root save wrote in the row cache: the new snapshots of its `rowCount`
+    /// inserted and updated rows, asked of `snapshots` only when they are cached. Large saves
+    /// only drop the cached rows they made stale (like large fetches, they would double their
+    /// cost filling the cache).
+    func didSave(rowCount: Int, snapshots: () -> [RowSnapshot]) {
         // Changed and deleted rows were invalidated before the write (see save(_:)).
-        if snapshots.count <= Self.rowCacheFetchLimit {
-            rowCache.store(snapshots)
+        if rowCount <= Self.rowCacheFetchLimit {
+            rowCache.store(snapshots())
         }
     }
 
