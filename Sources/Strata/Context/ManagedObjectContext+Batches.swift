@@ -22,7 +22,8 @@ extension ManagedObjectContext {
             let id = ids[position]
             let object = registeredOrFault(id)
             objects.append(object)
-            guard object.isFaultStorage, !object.hasSnapshot(freshAt: now, stalenessInterval: staleness) else { continue }
+            guard object.isFaultStorage else { continue }
+            if let snapshot = object.snapshot, snapshot.isFresh(stalenessInterval: staleness, now: now) { continue }
             if needed.isEmpty {
                 needed.reserveCapacity(positions.count)
                 neededAt.reserveCapacity(positions.count)
@@ -106,15 +107,5 @@ extension ManagedObjectContext {
             answered[index] = true
         }
         return answered
-    }
-}
-
-extension ManagedObject {
-    /// Whether the object holds a snapshot young enough at `now` for `stalenessInterval`; reads
-    /// the snapshot's time in place, without taking a reference to it. On the object's queue.
-    @inline(__always)
-    fileprivate func hasSnapshot(freshAt now: UInt64, stalenessInterval: TimeInterval) -> Bool {
-        guard let snapshot else { return false }
-        return snapshot.isFresh(stalenessInterval: stalenessInterval, now: now)
     }
 }
