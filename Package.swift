@@ -138,9 +138,14 @@ let package = Package(
             path: "Benchmarks/BenchmarkHarness",
             swiftSettings: strictSettings
         ),
+        // jemalloc's options for the benchmark executable (docs/benchmarks.md, "The allocator").
+        .target(
+            name: "BenchmarkAllocator",
+            path: "Benchmarks/BenchmarkAllocator"
+        ),
         .executableTarget(
             name: "StrataBenchmarks",
-            dependencies: ["StrataLocks", "Strata", "StrataSQLite", "StrataPostgreSQL", "StrataPostgreSQLStore", "BenchmarkHarness", "CJemalloc"],
+            dependencies: ["StrataLocks", "Strata", "StrataSQLite", "StrataPostgreSQL", "StrataPostgreSQLStore", "BenchmarkHarness", "BenchmarkAllocator", "CJemalloc"],
             path: "Benchmarks/StrataBenchmarks",
             swiftSettings: strictSettings
         ),

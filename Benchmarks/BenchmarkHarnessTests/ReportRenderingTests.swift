@@ -51,6 +51,19 @@ struct ReportRenderingTests {
         #expect(markdown.contains("| fetch | 1.50× |"))
     }
 
+    /// The allocator option that decides whether a large fetch reuses the pages the previous one
+    /// freed is printed in the header, with a warning below the value the benchmark executable sets.
+    @Test func headerNamesTheAllocatorsExtentFit() {
+        var report = pairReport()
+        report.environment.jemallocExtentFitLog2 = 16
+        let set = TextReport.render(report)
+        #expect(set.contains("jemalloc lg_extent_max_active_fit: 16\n"))
+        report.environment.jemallocExtentFitLog2 = 6
+        #expect(TextReport.render(report).contains("jemalloc lg_extent_max_active_fit: 6 (below 16: a large fetch takes new pages"))
+        report.environment.jemallocExtentFitLog2 = nil
+        #expect(!TextReport.render(report).contains("lg_extent_max_active_fit"))
+    }
+
     @Test func comparisonTable() {
         var report = Fixtures.report([Fixtures.results("insert", [.wallClock: 1_500_000])])
         report.comparison = BaselineComparison.compare(

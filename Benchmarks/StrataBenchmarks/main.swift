@@ -1,3 +1,4 @@
+import BenchmarkAllocator
 import BenchmarkHarness
 import Foundation
 
@@ -7,6 +8,9 @@ import Foundation
 // pairs do the same on a PostgreSQL server against hand-written libpq calls, when
 // STRATA_BENCH_POSTGRESQL_URL or STRATA_TEST_POSTGRESQL_URL names one (else they are skipped
 // with a note).
+// jemalloc reads the executable's options (Benchmarks/BenchmarkAllocator) when the process
+// starts; the report header prints the one that matters. Naming them here keeps them linked.
+_ = strata_benchmark_malloc_conf()
 let quick = CommandLine.arguments.contains("--quick")
 let sizes = Sizes(quick: quick)
 let suite = BenchmarkSuite(name: "Strata")

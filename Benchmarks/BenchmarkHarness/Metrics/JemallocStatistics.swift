@@ -24,6 +24,10 @@ final class JemallocStatistics {
     /// With them on, allocations of other live threads are counted only when their caches flush;
     /// start the process with `MALLOC_CONF=tcache:false` for exact multi-threaded counts.
     private(set) var threadCacheEnabled: Bool?
+    /// jemalloc's `opt.lg_extent_max_active_fit` (how large a run of freed pages it splits for a
+    /// smaller request: 2^n times it at most); nil if unknown. It decides whether a fetch reuses
+    /// the pages the previous one freed (docs/benchmarks.md, "The allocator").
+    private(set) var extentFitLog2: Int?
     /// Why the per-thread heap peak (`thread.peak.*`, jemalloc ≥ 5.3) cannot be used, when it cannot.
     private(set) var threadPeakUnavailableReason: String?
 
@@ -132,6 +136,9 @@ final class JemallocStatistics {
         var enabled = false
         var length = MemoryLayout<Bool>.size
         threadCacheEnabled = mallctl("opt.tcache", &enabled, &length, nil, 0) == 0 ? enabled : nil
+        var fit = 0
+        length = MemoryLayout<Int>.size
+        extentFitLog2 = mallctl("opt.lg_extent_max_active_fit", &fit, &length, nil, 0) == 0 ? fit : nil
     }
 
     /// Reads `arenas.<kind>.<j>.size` for j in 0..<count.

@@ -36,6 +36,7 @@ final class MeasurementSources {
         BenchmarkEnvironment(
             jemallocStatistics: jemalloc.unavailableReason ?? "active",
             jemallocThreadCache: jemalloc.isAvailable ? jemalloc.threadCacheEnabled : nil,
+            jemallocExtentFitLog2: jemalloc.isAvailable ? jemalloc.extentFitLog2 : nil,
             peakResidentReset: peakResetSupported
                 ? "per measurement (/proc/self/clear_refs)"
                 : (residentMemoryAvailable ? "unsupported: process-wide peak reported" : "unavailable")

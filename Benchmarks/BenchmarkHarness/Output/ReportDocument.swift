@@ -34,6 +34,9 @@ struct ReportDocument {
             "\(report.quick ? "Quick" : "Full") run, \(dateText), \(report.environment.hostName), \(report.environment.processorCount) CPUs",
             "jemalloc statistics: \(report.environment.jemallocStatistics); peak resident: \(report.environment.peakResidentReset)",
         ]
+        if let fit = report.environment.jemallocExtentFitLog2 {
+            header.append("jemalloc lg_extent_max_active_fit: \(fit)\(fit < 16 ? " (below 16: a large fetch takes new pages for what the previous one freed, see docs/benchmarks.md)" : "")")
+        }
         if report.environment.jemallocThreadCache == true {
             header.append("jemalloc thread caches on: allocations on other live threads are counted when their caches flush (MALLOC_CONF=tcache:false for exact counts)")
         }

@@ -8,6 +8,9 @@ public struct BenchmarkEnvironment: Codable, Sendable, Equatable {
     /// other live threads are counted only once their caches flush, so multi-threaded counts can lag;
     /// `MALLOC_CONF=tcache:false` makes them exact.
     public var jemallocThreadCache: Bool?
+    /// jemalloc's `opt.lg_extent_max_active_fit`; nil if unknown (and in reports made before it
+    /// was recorded). The benchmark executable sets it (docs/benchmarks.md, "The allocator").
+    public var jemallocExtentFitLog2: Int?
     /// How the peak resident size was measured.
     public var peakResidentReset: String
     /// Host name of the machine.
@@ -19,12 +22,14 @@ public struct BenchmarkEnvironment: Codable, Sendable, Equatable {
     public init(
         jemallocStatistics: String,
         jemallocThreadCache: Bool? = nil,
+        jemallocExtentFitLog2: Int? = nil,
         peakResidentReset: String,
         hostName: String = ProcessInfo.processInfo.hostName,
         processorCount: Int = ProcessInfo.processInfo.activeProcessorCount
     ) {
         self.jemallocStatistics = jemallocStatistics
         self.jemallocThreadCache = jemallocThreadCache
+        self.jemallocExtentFitLog2 = jemallocExtentFitLog2
         self.peakResidentReset = peakResidentReset
         self.hostName = hostName
         self.processorCount = processorCount
