@@ -114,20 +114,16 @@ extension SQLiteStore {
         return try decoder.decode(row, offset: offset)
     }
 
-    /// Decodes the rows of one query: the entity and column layout of the last entity code
-    /// seen are kept (a query's rows mostly share one), and every snapshot gets the query's
-    /// read time.
+    /// Decodes the rows of one query: the read plan of the last entity code seen is kept (a
+    /// query's rows mostly share one), and every snapshot gets the query's read time.
     struct RowDecoder {
         let store: SQLiteStore
         let fetchedAt = RowSnapshot.now()
         private var lastCode: Int64?
-        private var lastEntity: EntityDescription?
-        private var lastColumns: SQLiteSchema.EntityColumns?
+        private var lastPlan: SQLiteEntityReadPlan?
         /// The ID spaces of the rows' entities and to-one targets (taken once per entity, not
         /// under the token's lock per row).
         private var spaces: StoreIDSpaces
-        /// The attribute slots of the last entity that may hold external data references.
-        private var lastReferenceSlots: [Int] = []
 
         init(store: SQLiteStore) {
             self.store = store
@@ -137,12 +133,12 @@ extension SQLiteStore {
         mutating func decode(_ row: SQLiteStatement, offset: Int32) throws -> RowSnapshot? {
             let code = row.int64(at: offset + 1)
             if code != lastCode {
-                lastEntity = store.model.entity(forCode: code)
-                lastColumns = lastEntity.flatMap { store.schema.columns(for: $0) }
-                lastReferenceSlots = lastEntity.map { store.externalSQL.referenceSlots(of: $0) } ?? []
+                lastPlan = store.readPlans.plan(forCode: code)
                 lastCode = code
             }
-            guard let entity = lastEntity, let columns = lastColumns else { return nil }
+            guard let plan = lastPlan else { return nil }
+            let entity = plan.entity
+            let columns = plan.columns
             let pk = row.int64(at: offset)
             let version = row.int64(at: offset + 2)
             var attributes = ContiguousArray<StoredValue>()
@@ -150,7 +146,7 @@ extension SQLiteStore {
             for column in columns.attributeColumns {
                 attributes.append(row.storedValue(at: offset + Int32(column)))
             }
-            if !lastReferenceSlots.isEmpty { try store.resolveReferences(&attributes, slots: lastReferenceSlots) }
+            if !plan.referenceSlots.isEmpty { try store.resolveReferences(&attributes, slots: plan.referenceSlots) }
             var toOne = ContiguousArray<ManagedObjectID?>()
             if !columns.toOneColumns.isEmpty {
                 let relationships = entity.layout.toOneRelationships

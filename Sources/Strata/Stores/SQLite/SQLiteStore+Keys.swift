@@ -5,9 +5,9 @@ import StrataSQLite
 /// on reader connections: keys in ascending order that fill most of their range are read with
 /// one range read of the table (`Z_PK BETWEEN ? AND ?`), other keys with one `IN` read.
 extension SQLiteStore {
-    /// The keys asked of one table.
+    /// The keys asked of one table, with the read plan of the first entity of the table asked.
     private struct KeyGroup {
-        let table: String
+        let plan: SQLiteEntityReadPlan
         var keys: [Int64]
     }
 
@@ -32,7 +32,7 @@ extension SQLiteStore {
             rows.reserveCapacity(count)
             var decoder = RowDecoder(store: self)
             for group in groups {
-                if let range = Self.rangeReadable(group.keys), let sql = fetchSQL.rowsInKeyRange(inTable: group.table) {
+                if let range = Self.rangeReadable(group.keys), let sql = group.plan.rowsInKeyRange {
                     let statement = try connection.cachedStatement(sql)
                     let keys = group.keys
                     var next = 0
@@ -43,7 +43,7 @@ extension SQLiteStore {
                         guard next < keys.count, keys[next] == key else { return }
                         if let snapshot = try decoder.decode(row, offset: 0) { rows.append(snapshot) }
                     }
-                } else if let sql = fetchSQL.rowsByKeys(inTable: group.table) {
+                } else if let sql = group.plan.rowsByKeys {
                     let statement = try connection.cachedStatement(sql)
                     try statement.forEachRow([.text(FetchStatements.keyListText(group.keys))]) { row in
                         if let snapshot = try decoder.decode(row, offset: 0) { rows.append(snapshot) }
@@ -57,11 +57,11 @@ extension SQLiteStore {
     /// The tables `groups` read, for a trace span: one name as it is (no text is built for the
     /// common case), several joined by commas.
     private static func tableNames(of groups: [KeyGroup]) -> String {
-        groups.count == 1 ? groups[0].table : groups.map(\.table).joined(separator: ", ")
+        groups.count == 1 ? groups[0].plan.table : groups.map(\.plan.table).joined(separator: ", ")
     }
 
     /// The keys of `ids` by table (tables by name, keys in the order asked), without hashing a
-    /// table name per ID: consecutive IDs mostly share an entity.
+    /// table name per ID: consecutive IDs mostly share an entity, whose plan is found by code.
     private func keyGroups(of ids: [ManagedObjectID]) -> [KeyGroup] {
         var groups: [KeyGroup] = []
         var lastEntity: ObjectIdentifier?
@@ -71,21 +71,21 @@ extension SQLiteStore {
             let entity = ObjectIdentifier(id.entity)
             if entity != lastEntity {
                 lastEntity = entity
-                guard let table = schema.table(for: id.entity) else {
+                guard let plan = readPlans.plan(for: id.entity) else {
                     lastGroup = -1
                     continue
                 }
-                if let index = groups.firstIndex(where: { $0.table == table.name }) {
+                if let index = groups.firstIndex(where: { $0.plan.table == plan.table }) {
                     lastGroup = index
                 } else {
-                    groups.append(KeyGroup(table: table.name, keys: []))
+                    groups.append(KeyGroup(plan: plan, keys: []))
                     groups[groups.count - 1].keys.reserveCapacity(ids.count)
                     lastGroup = groups.count - 1
                 }
             }
             if lastGroup >= 0 { groups[lastGroup].keys.append(pk) }
         }
-        return groups.count > 1 ? groups.sorted { $0.table < $1.table } : groups
+        return groups.count > 1 ? groups.sorted { $0.plan.table < $1.plan.table } : groups
     }
 
     /// The closed key range to read for `keys` when a range read is the cheaper one: the keys

@@ -62,6 +62,8 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
     let saveSQL: SaveStatements
     /// The columns that may hold external binary data references, and their SQL.
     let externalSQL: ExternalBinaryStatements
+    /// Each entity's columns and reads by key, by entity code (`SQLiteReadPlans.swift`).
+    let readPlans: SQLiteReadPlans
     /// The files of external binary data (`ExternalBinaryStorage.swift`).
     let external: ExternalBinaryStorage
     let configuration: SQLiteStoreConfiguration
@@ -89,6 +91,7 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         self.fetchSQL = FetchStatements(schema: schema)
         self.saveSQL = SaveStatements(schema: schema)
         self.externalSQL = ExternalBinaryStatements(schema: schema)
+        self.readPlans = SQLiteReadPlans(model: model, schema: schema, fetchSQL: fetchSQL, externalSQL: externalSQL)
         self.external = ExternalBinaryStorage(storeURL: url, threshold: Self.externalThreshold(options))
         self.sqlObservers = observers
         let path = url.path
