@@ -114,9 +114,11 @@ final class RowCache: Sendable {
     /// those whose number in `only.shardOf` is `only.shard`.
     private func insert(_ snapshots: [RowSnapshot], count: Int, into shard: Shard, only: (shardOf: [UInt8], shard: UInt8)? = nil) {
         let written = shard.writesSincePurge.wrappingAdd(count, ordering: .relaxed).newValue
-        let now = RowSnapshot.now()
+        // The clock is read only when something needs it (floors, a purge): a fault firing
+        // alone stores one snapshot, and a clock reading was a tenth of that.
+        var now: UInt64?
         shard.state.withLock { state in
-            if !state.treeFloors.isEmpty { Self.expireTreeFloors(&state, now: now) }
+            if !state.treeFloors.isEmpty { Self.expireTreeFloors(&state, now: Self.time(&now)) }
             // Room for every row at once: one resize at most, not one per doubling (asked only
             // when the table lacks it).
             let needed = state.entries.count + count
@@ -128,14 +130,14 @@ final class RowCache: Sendable {
                 }
                 // One hash lookup per row: the entry is changed in place (a row not cached yet
                 // gets a new entry holding its snapshot).
-                Self.update(&state.entries[snapshot.objectID, default: Entry()], with: snapshot, now: now)
+                Self.update(&state.entries[snapshot.objectID, default: Entry()], with: snapshot, now: &now)
             }
             // Drop entries whose snapshots nothing else uses, once half the table (or 1,024
             // rows, whichever is more) was written since the last pass: amortised O(1) per
             // write, and the table stays within the entries in use plus what was written since
             // the last pass, even when every write adds a new row.
             if written > max(1_024, state.entries.count / 2) {
-                Self.purge(&state, now: now)
+                Self.purge(&state, now: Self.time(&now))
                 shard.writesSincePurge.store(0, ordering: .relaxed)
             }
         }
@@ -196,10 +198,18 @@ final class RowCache: Sendable {
         }
     }
 
+    /// `now`, read from the clock the first time it is asked for.
+    @inline(__always) private static func time(_ now: inout UInt64?) -> UInt64 {
+        if let now { return now }
+        let time = RowSnapshot.now()
+        now = time
+        return time
+    }
+
     @inline(__always)
-    private static func update(_ entry: inout Entry, with snapshot: RowSnapshot, now: UInt64) {
+    private static func update(_ entry: inout Entry, with snapshot: RowSnapshot, now: inout UInt64?) {
         if let current = entry.liveSnapshot(), current.version > snapshot.version { return }
-        if entry.refuses(snapshot, now: now) { return }
+        if entry.floor > 0 && entry.refuses(snapshot, now: time(&now)) { return }
         // The floor of a recent save stays: the saved row's snapshot (stored here by the save)
         // may be released before a read that began before the save returns, and that read's
         // older row must still be refused.
