@@ -46,7 +46,8 @@ final class RowCache: Sendable {
 
     /// What one shard holds, behind its lock.
     private struct ShardState {
-        var entries: [ManagedObjectID: Entry] = [:]
+        /// By object ID (`ObjectIDTable.swift`: no SipHash per row).
+        let entries = ObjectIDTable<Entry>()
         /// By inheritance tree (root layout identifier): a batch request changed rows of the
         /// tree at this time without naming them, so snapshots read before it are refused
         /// (until the floor expires).
@@ -79,8 +80,8 @@ final class RowCache: Sendable {
     func snapshot(for id: ManagedObjectID, maxAge: TimeInterval) -> RowSnapshot? {
         if maxAge == 0 { return nil }
         let cached = shard(for: id).state.withLock { state -> RowSnapshot? in
-            guard let index = state.entries.index(forKey: id) else { return nil }
-            return state.entries.values[index].liveSnapshot()
+            guard let bucket = state.entries.bucket(of: id) else { return nil }
+            return state.entries.withValue(inBucket: bucket) { $0.liveSnapshot() }
         }
         guard let snapshot = cached else { return nil }
         return snapshot.isFresh(stalenessInterval: maxAge) ? snapshot : nil
@@ -119,10 +120,10 @@ final class RowCache: Sendable {
         var now: UInt64?
         shard.state.withLock { state in
             if !state.treeFloors.isEmpty { Self.expireTreeFloors(&state, now: Self.time(&now)) }
-            // Room for every row at once: one resize at most, not one per doubling (asked only
-            // when the table lacks it).
+            // Room for every row at once: one resize at most, not one per doubling (nothing
+            // happens when the table has it).
             let needed = state.entries.count + count
-            if state.entries.capacity < needed { state.entries.reserveCapacity(needed) }
+            state.entries.reserveCapacity(needed)
             for (index, snapshot) in snapshots.enumerated() {
                 if let only, only.shardOf[index] != only.shard { continue }
                 if !state.treeFloors.isEmpty, let floor = state.treeFloors[snapshot.objectID.entity.layout.rootIdentifier], snapshot.fetchedAt < floor.time {
@@ -130,7 +131,7 @@ final class RowCache: Sendable {
                 }
                 // One hash lookup per row: the entry is changed in place (a row not cached yet
                 // gets a new entry holding its snapshot).
-                Self.update(&state.entries[snapshot.objectID, default: Entry()], with: snapshot, now: &now)
+                state.entries.withValue(for: snapshot.objectID, default: Entry()) { Self.update(&$0, with: snapshot, now: &now) }
             }
             // Drop entries whose snapshots nothing else uses, once half the table (or 1,024
             // rows, whichever is more) was written since the last pass: amortised O(1) per
@@ -146,30 +147,18 @@ final class RowCache: Sendable {
     /// Drops the entries that hold nothing any more (their unused snapshots go with them).
     private static func purge(_ state: inout ShardState, now: UInt64) {
         var dead: [ManagedObjectID] = []
-        forEachEntry(&state) { id, entry in
+        state.entries.visitEntries { id, entry in
             if entry.isDead(now: now) { dead.append(id) }
         }
         if dead.count * 4 > state.entries.count {
             // Many: one new, smaller table, with room for the writes until the next pass (a
             // table just big enough would grow, rehashing every entry, on its next insert).
             let live = state.entries.count - dead.count
-            var kept = [ManagedObjectID: Entry](minimumCapacity: live + max(1_024, live / 2) + 1)
-            for (id, entry) in state.entries where entry.snapshot != nil || entry.floor > 0 && now < entry.floorExpires {
-                kept[id] = entry
+            state.entries.keepOnly(minimumCapacity: live + max(1_024, live / 2) + 1) { _, entry in
+                entry.snapshot != nil || entry.floor > 0 && now < entry.floorExpires
             }
-            state.entries = kept
         } else {
-            for id in dead { state.entries.removeValue(forKey: id) }
-        }
-    }
-
-    /// Visits every entry in place. (A loop over `entries.indices` would hold a second
-    /// reference to the table, and the first change through `values` would copy it whole.)
-    private static func forEachEntry(_ state: inout ShardState, _ body: (ManagedObjectID, inout Entry) -> Void) {
-        var index = state.entries.startIndex
-        while index != state.entries.endIndex {
-            body(state.entries.keys[index], &state.entries.values[index])
-            state.entries.formIndex(after: &index)
+            for id in dead { state.entries.removeValue(for: id) }
         }
     }
 
@@ -189,9 +178,9 @@ final class RowCache: Sendable {
         for shard in shards {
             shard.state.withLock { state in
                 for root in roots { state.treeFloors[root] = (time, expires) }
-                state.entries = state.entries.filter { element in
-                    guard roots.contains(element.key.entity.layout.rootIdentifier) else { return true }
-                    guard let snapshot = element.value.snapshot else { return element.value.floor > 0 }
+                state.entries.keepOnly { id, entry in
+                    guard roots.contains(id.entity.layout.rootIdentifier) else { return true }
+                    guard let snapshot = entry.snapshot else { return entry.floor > 0 }
                     return snapshot.fetchedAt >= time
                 }
             }
@@ -219,7 +208,7 @@ final class RowCache: Sendable {
     /// Forgets `ids`.
     func remove(_ ids: [ManagedObjectID]) {
         for id in ids {
-            _ = shard(for: id).state.withLock { $0.entries.removeValue(forKey: id) }
+            _ = shard(for: id).state.withLock { $0.entries.removeValue(for: id) }
         }
     }
 
@@ -240,7 +229,7 @@ final class RowCache: Sendable {
         for (index, group) in grouped.enumerated() where !group.isEmpty {
             shards[index].state.withLock { state in
                 state.entries.reserveCapacity(state.entries.count + group.count)
-                for row in group { state.entries[row.id] = Entry(snapshot: nil, floor: row.floor, floorExpires: expires) }
+                for row in group { state.entries.set(Entry(snapshot: nil, floor: row.floor, floorExpires: expires), for: row.id) }
             }
         }
     }
@@ -251,7 +240,7 @@ final class RowCache: Sendable {
             total
                 + shard.state.withLock { state in
                     var live = 0
-                    Self.forEachEntry(&state) { _, entry in
+                    state.entries.visitEntries { _, entry in
                         if entry.liveSnapshot() != nil { live += 1 }
                     }
                     return live
