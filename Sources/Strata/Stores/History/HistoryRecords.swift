@@ -79,30 +79,38 @@ extension StoreChangeSet {
         for change in toManyChanges { toManyNames[change.owner, default: []].append(change.relationship.name) }
         var seen = Set<ManagedObjectID>()
         seen.reserveCapacity(toManyChanges.isEmpty ? 0 : inserts.count + updates.count)
-        for insert in inserts {
-            let id = permanentIDs[insert.objectID] ?? insert.objectID
-            if !toManyChanges.isEmpty { seen.insert(insert.objectID) }
-            records.append(HistoryChangeRecord(objectID: id, type: .insert))
+        for index in inserts.indices {
+            let temporary = inserts[index].objectID
+            if !toManyChanges.isEmpty { seen.insert(temporary) }
+            records.append(HistoryChangeRecord(objectID: permanentIDs[temporary] ?? temporary, type: .insert))
         }
         // Updated rows mostly share one change shape (see `UnitOfWork.makeChangeSet()`): the
         // names of the last shape are reused, so a row costs no array of its own.
         var lastShape: (layout: EntityLayout, attributeSlots: [Int], toOneSlots: [Int], names: [String])?
-        for update in updates {
-            let layout = update.objectID.entity.layout
-            var names: [String]
-            if let shape = lastShape, shape.layout === layout, shape.attributeSlots == update.changedAttributeSlots, shape.toOneSlots == update.changedToOneSlots {
-                names = shape.names
-            } else {
-                names = []
-                for slot in update.changedAttributeSlots where slot < layout.storedAttributes.count { names.append(layout.storedAttributes[slot].name) }
-                for slot in update.changedToOneSlots where slot < layout.toOneRelationships.count { names.append(layout.toOneRelationships[slot].name) }
-                lastShape = (layout, update.changedAttributeSlots, update.changedToOneSlots, names)
+        // The changes are read in place, field by field: `for update in updates` copied each
+        // one whole (six references retained and released), two thirds of this function's time
+        // in a profile of a 20k-object save.
+        updates.withUnsafeBufferPointer { updates in
+            for index in updates.indices {
+                let id = updates[index].objectID
+                let layout = id.entity.layout
+                var names: [String]
+                if let shape = lastShape, shape.layout === layout, shape.attributeSlots == updates[index].changedAttributeSlots,
+                    shape.toOneSlots == updates[index].changedToOneSlots
+                {
+                    names = shape.names
+                } else {
+                    names = []
+                    for slot in updates[index].changedAttributeSlots where slot < layout.storedAttributes.count { names.append(layout.storedAttributes[slot].name) }
+                    for slot in updates[index].changedToOneSlots where slot < layout.toOneRelationships.count { names.append(layout.toOneRelationships[slot].name) }
+                    lastShape = (layout, updates[index].changedAttributeSlots, updates[index].changedToOneSlots, names)
+                }
+                if !toManyChanges.isEmpty {
+                    seen.insert(id)
+                    names += toManyNames[id] ?? []
+                }
+                records.append(HistoryChangeRecord(objectID: id, type: .update, updatedProperties: names))
             }
-            if !toManyChanges.isEmpty {
-                seen.insert(update.objectID)
-                names += toManyNames[update.objectID] ?? []
-            }
-            records.append(HistoryChangeRecord(objectID: update.objectID, type: .update, updatedProperties: names))
         }
         var deleted = Set<ManagedObjectID>()
         for deletion in deletes { deleted.insert(deletion.objectID) }

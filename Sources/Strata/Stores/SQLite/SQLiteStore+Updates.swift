@@ -60,7 +60,7 @@ extension SQLiteStore {
     /// for the binding order); returns the new version, or nil on a version conflict (or when
     /// the entity has no table). Runs inside the save's transaction, on the writer's thread.
     func updateRow(
-        _ update: RowChange, pk: Int64, statements: inout PreparedUpdates, resolve: (ManagedObjectID?) throws -> SQLiteValue,
+        _ update: borrowing RowChange, pk: Int64, statements: inout PreparedUpdates, resolve: (ManagedObjectID?) throws -> SQLiteValue,
         on connection: SQLiteConnection
     ) throws -> Int64? {
         let entity = update.objectID.entity
