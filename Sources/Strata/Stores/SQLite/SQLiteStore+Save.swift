@@ -140,23 +140,19 @@ extension SQLiteStore {
                 entityName: id.entity.name, url: url)
         }
         // 2. Inserts.
-        try changes.inserts.withUnsafeBufferPointer { inserts in
-            for index in inserts.indices {
-                guard let pk = insertKeys[index] else { continue }
-                try insertRow(inserts[index], pk: pk, resolve: resolve, on: connection)
-            }
+        for (index, insert) in changes.inserts.enumerated() {
+            guard let pk = insertKeys[index] else { continue }
+            try insertRow(insert, pk: pk, resolve: resolve, on: connection)
         }
         // 3. Updates, with optimistic locking.
         var conflicts: [MergeConflict] = []
         var updateStatements = PreparedUpdates()
-        try changes.updates.withUnsafeBufferPointer { updates in
-            for index in updates.indices {
-                guard let pk = updates[index].objectID.primaryKey else { continue }
-                if let version = try updateRow(updates[index], pk: pk, statements: &updateStatements, resolve: resolve, on: connection) {
-                    if version != updates[index].baseVersion + 1 { result.versions[updates[index].objectID] = version }
-                } else {
-                    conflicts.append(try conflict(for: updates[index].objectID, baseVersion: updates[index].baseVersion, objectValues: updates[index], on: connection))
-                }
+        for update in changes.updates {
+            guard let pk = update.objectID.primaryKey else { continue }
+            if let version = try updateRow(update, pk: pk, statements: &updateStatements, resolve: resolve, on: connection) {
+                if version != update.baseVersion + 1 { result.versions[update.objectID] = version }
+            } else {
+                conflicts.append(try conflict(for: update.objectID, baseVersion: update.baseVersion, objectValues: update, on: connection))
             }
         }
         // 4. To-many changes (join tables and ordered positions).
