@@ -15,11 +15,7 @@ struct ObjectIDTableTests {
         let token = StoreToken(identifier: "store")
         let otherToken = StoreToken(identifier: "other store")
 
-        init() throws {
-            let model = ModelFixtures.people()
-            _ = try TestStack(model: model)  // freezes the model
-            person = try #require(model.entitiesByName["Person"])
-        }
+        init() throws { person = try ModelFixtures.frozenPerson() }
 
         /// A permanent ID of row `key` in one of two stores, or a temporary ID numbered `key`.
         func id(_ key: Int64, kind: Int) -> ManagedObjectID {

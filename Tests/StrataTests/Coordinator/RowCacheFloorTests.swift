@@ -14,9 +14,7 @@ struct RowCacheFloorTests {
 
     @Test("a read that began before a save cannot cache its old row after the saved row was released")
     func floorOutlivesTheSavedSnapshot() throws {
-        let model = ModelFixtures.people()
-        _ = try TestStack(model: model)  // freezes the model
-        let entity = try #require(model.entitiesByName["Person"])
+        let entity = try ModelFixtures.frozenPerson()
         let id = ManagedObjectID(entityIdentity: entity, primaryKey: 7, store: StoreToken(identifier: "store"))
         let cache = RowCache(shardCount: 1)
         // A save of version 1 → 2: the floor refuses version 1 and older for a while.
@@ -40,9 +38,7 @@ struct RowCacheFloorTests {
 
     @Test("after a batch request, rows of the tree read before it are dropped and refused; later reads are kept")
     func treeFloorRefusesEarlierReads() throws {
-        let model = ModelFixtures.people()
-        _ = try TestStack(model: model)
-        let entity = try #require(model.entitiesByName["Person"])
+        let entity = try ModelFixtures.frozenPerson()
         let token = StoreToken(identifier: "store")
         let cached = row(ManagedObjectID(entityIdentity: entity, primaryKey: 1, store: token), version: 1, age: 1)
         let cache = RowCache(shardCount: 2)

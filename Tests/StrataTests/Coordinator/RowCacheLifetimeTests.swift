@@ -16,11 +16,7 @@ struct RowCacheLifetimeTests {
         let entity: EntityDescription
         let token = StoreToken(identifier: "store")
 
-        init() throws {
-            let model = ModelFixtures.people()
-            _ = try TestStack(model: model)  // freezes the model
-            entity = try #require(model.entitiesByName["Person"])
-        }
+        init() throws { entity = try ModelFixtures.frozenPerson() }
 
         func id(_ key: Int64) -> ManagedObjectID { ManagedObjectID(entityIdentity: entity, primaryKey: key, store: token) }
 

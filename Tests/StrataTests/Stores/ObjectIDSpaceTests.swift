@@ -86,9 +86,7 @@ struct ObjectIDSpaceTests {
 
     @Test("a token interns one space per entity until it is retired")
     func retiredToken() throws {
-        let model = ModelFixtures.people()
-        _ = try TestStack(model: model)  // freezes the model
-        let person = try #require(model.entitiesByName["Person"])
+        let person = try ModelFixtures.frozenPerson()
         let token = StoreToken(identifier: "store")
         let interned = token.space(for: person)
         #expect(token.space(for: person) === interned)
