@@ -8,7 +8,7 @@ final class SQLiteEntityReadPlan: @unchecked Sendable {
     /// The attribute slots that may hold external data references (empty for most entities).
     let referenceSlots: [Int]
     /// The entity's table.
-    let table: String
+    var table: String { columns.table }
     /// The table's rows in a closed key range, in key order (`FetchStatements.rowsInKeyRange`).
     let rowsInKeyRange: String?
     /// The table's rows in a key list (`FetchStatements.rowsByKeys`).
@@ -18,7 +18,6 @@ final class SQLiteEntityReadPlan: @unchecked Sendable {
         self.entity = entity
         self.columns = columns
         self.referenceSlots = referenceSlots
-        self.table = columns.table
         self.rowsInKeyRange = rowsInKeyRange
         self.rowsByKeys = rowsByKeys
     }
