@@ -152,6 +152,55 @@ struct PersistentHistoryTests {
         #expect(change(ids[3])?.changeType == .delete && change(ids[3])?.updatedProperties == nil && change(ids[3])?.tombstone?["title"] as? String == "d")
     }
 
+    /// The SQLite store writes a transaction's change rows 32 to a statement and the rest one by
+    /// one, reusing the columns and tombstone bound to each row of the statement while they stay
+    /// the same: every change must still come back with its own fields, once, in order.
+    @Test("a save of many changes of mixed shapes records each once, with its own fields, in order", arguments: TestStack.Kind.keepingHistory)
+    func manyChanges(kind: TestStack.Kind) throws {
+        let stack = try Self.stack(kind)
+        let ids = try Self.insertNotes((0..<75).map { "note \($0)" }, in: stack)
+        let inserts = try #require(try Self.transactions(.fetchHistory(after: nil), in: stack).first?.changes)
+        #expect(inserts.count == 75 && Set(inserts.map(\.changedObjectID)) == Set(ids) && inserts.allSatisfy { $0.changeType == .insert && $0.updatedProperties == nil })
+        let token = stack.coordinator.currentPersistentHistoryToken()
+        let context = stack.newContext()
+        let inserted = try context.performAndWait {
+            for index in 0..<40 {
+                let note = try context.existingObject(with: ids[index])
+                // Runs of shapes: body, body, rank, body+rank, body, body, rank, …
+                switch index % 4 {
+                case 0, 1: note.setValue("body \(index)", forKey: "body")
+                case 2: note.setValue(Int32(index), forKey: "rank")
+                default:
+                    note.setValue("body \(index)", forKey: "body")
+                    note.setValue(Int32(index), forKey: "rank")
+                }
+            }
+            for index in 40..<60 { context.delete(try context.existingObject(with: ids[index])) }
+            let notes = (0..<5).map { index -> ManagedObject in
+                let note = ManagedObject(entity: stack.model.entitiesByName["Note"]!, insertInto: context)
+                note.setValue("new \(index)", forKey: "title")
+                return note
+            }
+            try context.save()
+            return notes.map(\.objectID)
+        }
+        let changes = try #require(try Self.transactions(.fetchHistory(after: token), in: stack).first?.changes)
+        #expect(changes.count == 65)
+        #expect(zip(changes, changes.dropFirst()).allSatisfy { $0.changeID < $1.changeID })
+        #expect(Set(changes.map(\.changedObjectID)).count == 65)
+        for change in changes {
+            if let index = ids.firstIndex(of: change.changedObjectID), index < 40 {
+                let expected: Set<String> = index % 4 < 2 ? ["body"] : index % 4 == 2 ? ["rank"] : ["body", "rank"]
+                #expect(change.changeType == .update && Set(change.updatedProperties?.map(\.name) ?? []) == expected && change.tombstone == nil, "note \(index)")
+            } else if let index = ids.firstIndex(of: change.changedObjectID) {
+                #expect(change.changeType == .delete && change.updatedProperties == nil, "note \(index)")
+                #expect(change.tombstone?["title"] as? String == "note \(index)", "note \(index)")
+            } else {
+                #expect(inserted.contains(change.changedObjectID) && change.changeType == .insert && change.tombstone == nil)
+            }
+        }
+    }
+
     @Test("a child's save into its parent records nothing; the root's save records the root's author", arguments: TestStack.Kind.keepingHistory)
     func childSavesRecordNothing(kind: TestStack.Kind) throws {
         let stack = try Self.stack(kind)

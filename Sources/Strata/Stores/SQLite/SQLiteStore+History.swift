@@ -20,33 +20,23 @@ extension SQLiteStore: HistoryStoreBackend {
         let transaction = try connection.cachedStatement(HistoryStatements.insertTransaction)
         try transaction.execute([.real(Date().timeIntervalSinceReferenceDate), origin.author.map { .text($0) } ?? .null, origin.contextName.map { .text($0) } ?? .null])
         let number = connection.lastInsertRowID
-        let insert = try connection.cachedStatement(HistoryStatements.insertChange)
-        // SQLite keeps a parameter's binding across resets: the columns text (shared by the rows
-        // of one change shape) and a null tombstone are bound only when they change, which
-        // saves a text copy per row.
-        var boundColumns: [String]?? = .none
-        var tombstoneIsNull: Bool?
+        // Whole chunks of rows go through the insert of `changesPerChunk` rows, the rest (fewer
+        // than a chunk) through the insert of one.
+        let rowCount = changes.reduce(0) { $0 + ($1.objectID.primaryKey == nil ? 0 : 1) }
+        let chunked = rowCount - rowCount % HistoryStatements.changesPerChunk
+        var chunks =
+            chunked == 0 ? nil : HistoryChangeWriter(statement: try connection.cachedStatement(HistoryStatements.insertChangeChunk), rows: HistoryStatements.changesPerChunk, transaction: number)
+        var singles = chunked == rowCount ? nil : HistoryChangeWriter(statement: try connection.cachedStatement(HistoryStatements.insertChange), rows: 1, transaction: number)
+        var written = 0
         for change in changes {
             guard let pk = change.objectID.primaryKey else { continue }
-            insert.reset()
-            insert.bind(int64: number, at: 1)
-            insert.bind(int64: Int64(change.type.rawValue), at: 2)
-            insert.bind(int64: change.objectID.entity.layout.code, at: 3)
-            insert.bind(int64: pk, at: 4)
-            if boundColumns == .none || boundColumns != .some(change.updatedProperties) {
-                try insert.bind(change.updatedProperties.map { .text($0.joined(separator: ",")) } ?? .null, at: 5)
-                boundColumns = .some(change.updatedProperties)
+            if written < chunked {
+                try chunks?.add(change, pk: pk)
+            } else {
+                try singles?.add(change, pk: pk)
             }
-            if let tombstone = change.tombstone {
-                try insert.bind(.blob(try HistoryTombstoneCoding.encode(tombstone)), at: 6)
-                tombstoneIsNull = false
-            } else if tombstoneIsNull != true {
-                try insert.bind(.null, at: 6)
-                tombstoneIsNull = true
-            }
-            _ = try insert.step()
+            written += 1
         }
-        insert.reset()
         return number
     }
 
