@@ -32,12 +32,15 @@ enum HistoryStatements {
     /// share that, and more rows per statement measured no faster.
     static let changesPerChunk = 32
 
-    /// `insertChange` for `changesPerChunk` rows: parameters 6·k+1 … 6·k+6 are row k's.
-    static let insertChangeChunk = insertChanges(rows: changesPerChunk)
+    /// `insertChange` for `changesPerChunk` rows: parameters 6·k+1 … 6·k+6 are row k's. `OR
+    /// FAIL` spares SQLite the statement journal a statement that writes several rows keeps to
+    /// undo them (see `SaveStatements.insertChunk(_:)`): history is written inside the
+    /// transaction of its changes, which is rolled back if any statement fails.
+    static let insertChangeChunk = insertChanges(rows: changesPerChunk, verb: "INSERT OR FAIL")
 
     /// The insert of `rows` change rows (six parameters a row, in `insertChange`'s order).
-    private static func insertChanges(rows: Int) -> String {
-        "INSERT INTO Z_HISTORY_CHANGE (ZTRANSACTION, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZCOLUMNS, ZTOMBSTONE) VALUES "
+    private static func insertChanges(rows: Int, verb: String = "INSERT") -> String {
+        verb + " INTO Z_HISTORY_CHANGE (ZTRANSACTION, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZCOLUMNS, ZTOMBSTONE) VALUES "
             + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
     }
 

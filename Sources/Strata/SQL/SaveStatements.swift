@@ -21,6 +21,8 @@ struct SaveStatements: Sendable {
     private struct EntityWrites: Sendable {
         /// See ``SaveStatements/insert(_:)``.
         let insert: String
+        /// See ``SaveStatements/insertChunk(_:)``.
+        let insertChunk: (sql: String, rows: Int)?
         /// `DELETE … WHERE Z_PK = ? AND Z_OPT = ?`.
         let deleteCheckingVersion: String
         /// `DELETE … WHERE Z_PK = ?`.
@@ -58,8 +60,13 @@ struct SaveStatements: Sendable {
                 names.append(column(toOne.key))
                 if let code = toOne.entityCode { names.append(column(code)) }
             }
+            let insertPrefix = "INSERT INTO \(tableName) (\(names.joined(separator: ", "))) VALUES "
+            let rowParameters = "(\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+            let chunkRows = min(Self.rowsPerInsertChunk, Self.parametersPerStatement / names.count)
             entities[ObjectIdentifier(entity)] = EntityWrites(
-                insert: "INSERT INTO \(tableName) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))",
+                insert: insertPrefix + rowParameters,
+                insertChunk: chunkRows < 2
+                    ? nil : ("INSERT OR FAIL" + insertPrefix.dropFirst("INSERT".count) + Array(repeating: rowParameters, count: chunkRows).joined(separator: ", "), chunkRows),
                 deleteCheckingVersion: "DELETE FROM \(tableName) WHERE Z_PK = ? AND Z_OPT = ?",
                 delete: "DELETE FROM \(tableName) WHERE Z_PK = ?",
                 updatePrefix: "UPDATE \(tableName) SET ",
@@ -86,6 +93,31 @@ struct SaveStatements: Sendable {
     /// have no column). Nil when `entity` has no table in the schema.
     func insert(_ entity: EntityDescription) -> String? {
         entities[ObjectIdentifier(entity)]?.insert
+    }
+
+    /// How many rows an entity's `insertChunk` inserts at most. One INSERT per row spends a
+    /// good part of each run starting and finishing the statement (opening the table's and its
+    /// indexes' cursors, halting); a chunk shares that among its rows, and larger chunks
+    /// measured no faster.
+    static let rowsPerInsertChunk = 16
+
+    /// The most parameters a chunk binds: 999, the limit of SQLite builds before 3.32 (later
+    /// ones allow 32,766), so a wide entity's chunk has fewer rows.
+    static let parametersPerStatement = 999
+
+    /// The INSERT of `rows` rows of `entity` in one statement: `insert(_:)`'s columns, each
+    /// row's parameters in its order, row after row (row k's first parameter is
+    /// k × the column count + 1). Nil when `entity` has no table or too many columns for two
+    /// rows in one statement.
+    ///
+    /// It is `INSERT OR FAIL`: a constraint violation stops the statement and keeps the rows it
+    /// inserted before (`sqlite3_changes()` counts them, which names the row that failed). A
+    /// plain INSERT of several rows must be able to undo its own rows, so SQLite keeps a
+    /// statement journal of every page it touches, which spills to a temporary file beyond
+    /// 64 KiB: with an entity's indexes that made a chunk slower than its rows one by one. A
+    /// save never keeps a failed statement's rows: its transaction is rolled back.
+    func insertChunk(_ entity: EntityDescription) -> (sql: String, rows: Int)? {
+        entities[ObjectIdentifier(entity)]?.insertChunk
     }
 
     /// The UPDATE of the changed columns of a row of `entity`:

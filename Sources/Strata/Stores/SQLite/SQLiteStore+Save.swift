@@ -139,11 +139,8 @@ extension SQLiteStore {
                 code: StrataError.Code.persistentStoreSave, message: "An object refers to an unsaved \(id.entity.name) that is not part of this save (insert it in the same context)",
                 entityName: id.entity.name, url: url)
         }
-        // 2. Inserts.
-        for (index, insert) in changes.inserts.enumerated() {
-            guard let pk = insertKeys[index] else { continue }
-            try insertRow(insert, pk: pk, resolve: resolve, on: connection)
-        }
+        // 2. Inserts (SQLiteStore+Inserts.swift).
+        try writeInserts(changes.inserts, keys: insertKeys, resolve: resolve, on: connection)
         // 3. Updates, with optimistic locking.
         var conflicts: [MergeConflict] = []
         var updateStatements = PreparedUpdates()
@@ -177,43 +174,6 @@ extension SQLiteStore {
             throw error
         }
         return result
-    }
-
-    private func insertRow(_ insert: RowChange, pk: Int64, resolve: (ManagedObjectID?) throws -> SQLiteValue, on connection: SQLiteConnection) throws {
-        let entity = insert.objectID.entity
-        guard let sql = saveSQL.insert(entity), let columns = schema.columns(for: entity) else {
-            throw StrataError(code: StrataError.Code.persistentStoreSave, message: "Entity '\(entity.name)' is not stored in this store", entityName: entity.name, url: url)
-        }
-        let statement = try connection.cachedStatement(sql)
-        // Bind in the statement's column order (see SaveStatements.insert(_:)).
-        var index: Int32 = 1
-        func bind(_ value: SQLiteValue) throws {
-            try statement.bind(value, at: index)
-            index += 1
-        }
-        try bind(.integer(pk))
-        try bind(.integer(entity.layout.code))
-        try bind(.integer(1))
-        let externalSlots = externalSQL.externalSlots(of: entity)
-        for slot in columns.attributeColumns.indices {
-            try bind(slot < insert.attributes.count ? try columnValue(insert.attributes[slot], slot: slot, externalSlots: externalSlots) : .null)
-        }
-        for (slot, column) in columns.toOneColumns.enumerated() {
-            guard let column else { continue }  // transient: no column
-            let target = slot < insert.toOne.count ? insert.toOne[slot] : nil
-            try bind(try resolve(target))
-            if column.entityCode != nil {
-                try bind(target.map { .integer($0.entity.layout.code) } ?? .null)
-            }
-        }
-        do {
-            try statement.execute()
-        } catch let error as SQLiteError where error.isConstraintViolation {
-            var failure = StrataError.sqlite(error, while: "Inserting \(entity.name)", url: url, defaultCode: StrataError.Code.managedObjectConstraintMerge)
-            failure.entityName = entity.name
-            failure.objectID = insert.objectID
-            throw failure
-        }
     }
 
     private func conflict(for id: ManagedObjectID, baseVersion: Int64, objectValues: RowChange?, on connection: SQLiteConnection) throws -> MergeConflict {
