@@ -63,6 +63,28 @@ struct SaveSQLTests {
         #expect(statements.insert(EntityDescription(name: "Elsewhere")) == nil)
     }
 
+    @Test("a chunk of inserts: INSERT OR FAIL of 16 rows, fewer for a wide entity, none when two rows exceed 999 parameters")
+    func insertChunks() throws {
+        // The rows of one statement, each with the single-row INSERT's columns and parameters.
+        // OR FAIL: SQLite keeps no statement journal for it (a plain multi-row INSERT does, to
+        // undo its own rows); a failed save rolls its whole transaction back instead.
+        let chunk = try #require(statements.insertChunk(library.tag))
+        let row = "(?, ?, ?, ?)"
+        #expect(chunk.rows == 16)
+        #expect(chunk.sql == #"INSERT OR FAIL INTO "ZTAG" ("Z_PK", "Z_ENT", "Z_OPT", "ZLABEL") VALUES "# + Array(repeating: row, count: 16).joined(separator: ", "))
+        #expect(statements.insertChunk(EntityDescription(name: "Elsewhere")) == nil)
+        // Z_PK, Z_ENT, Z_OPT and n attributes: 999 / (n + 3) rows.
+        func wide(_ attributes: Int) -> (sql: String, rows: Int)? {
+            let entity = EntityDescription(name: "Wide")
+            entity.properties = (0..<attributes).map { AttributeDescription(name: "a\($0)", type: .integer64) }
+            let model = ManagedObjectModel(entities: [entity])
+            return SaveStatements(schema: SQLiteSchema(model: model)).insertChunk(entity)
+        }
+        #expect(wide(97)?.rows == 9)
+        #expect(wide(496)?.rows == 2)
+        #expect(wide(497) == nil)
+    }
+
     @Test("an UPDATE writes only the changed columns, guarded by the row version Z_OPT")
     func updateWithVersionGuard() throws {
         // Optimistic locking as in Core Data: the row is written only if Z_OPT is still the
