@@ -8,7 +8,12 @@ extension StagedMigrationManager {
     func migrateStore(at url: URL, options: [String: any Sendable], to model: ManagedObjectModel) throws {
         guard FileManager.default.fileExists(atPath: url.path) else { return }
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
-        if model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) { return }
+        if model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) {
+            // A crash between a stage's swap and the removal of its workspace leaves the
+            // workspace beside a store that is already current.
+            StoreWorkspace.removeFinished(beside: url)
+            return
+        }
         let candidates = (options[PersistentStoreOption.migrationSourceModels] as? [ManagedObjectModel] ?? []) + model.modelFileVersions()
         let plan = try StagedMigrationPlan(stages: stages, destination: model, candidates: candidates)
         guard let start = plan.indexOfStoreVersion(metadata) else {

@@ -20,7 +20,8 @@ import Glibc
 /// after the checkpoint the workspace began with) are removed; the result is renamed over the
 /// original and the parent folder fsynced. A crash before the rename leaves the original
 /// complete (and unreferenced files, collected on its next open, and a leftover workspace,
-/// removed by the next migration); after it, the new store complete with all its files.
+/// removed by the next migration); after it, the new store complete with all its files (and the
+/// workspace folder until it is removed, by the next open at the latest).
 struct StoreWorkspace {
     /// Workspaces of the store at `url` are named `.strata-migration-<file name>-<UUID>`.
     static func folderPrefix(for url: URL) -> String { ".strata-migration-\(url.lastPathComponent)-" }
@@ -80,6 +81,22 @@ struct StoreWorkspace {
         let prefix = folderPrefix(for: url)
         for name in names where name.hasPrefix(prefix) {
             try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
+    }
+
+    /// Removes the workspaces beside the store at `url` whose swap was done: their store file
+    /// was renamed over the original, and a crash before ``discard()`` left the folder. The
+    /// store is then at its new version and needs no migration, which would remove them
+    /// (``removeLeftovers(beside:)``). A workspace that still holds its store file may be a
+    /// migration running in another process, and is left alone.
+    static func removeFinished(beside url: URL) {
+        let folder = url.deletingLastPathComponent()
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        let prefix = folderPrefix(for: url)
+        for name in names where name.hasPrefix(prefix) {
+            let workspace = folder.appendingPathComponent(name, isDirectory: true)
+            guard !FileManager.default.fileExists(atPath: workspace.appendingPathComponent(url.lastPathComponent).path) else { continue }
+            try? FileManager.default.removeItem(at: workspace)
         }
     }
 

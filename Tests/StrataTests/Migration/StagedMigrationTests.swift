@@ -151,6 +151,33 @@ struct StagedMigrationTests {
         #expect(leftovers.isEmpty)
     }
 
+    // A staged migration's custom stage works on a copy and swaps it in: the reliability
+    // harness's migration crash loop killed a migration between the swap (a rename) and the
+    // removal of the workspace folder, and the next open found the store current and left the
+    // folder. "Each stage is atomic": the store was complete; the folder is debris.
+    @Test("opening a current store removes a workspace whose swap was done, and keeps one still holding a store")
+    func finishedWorkspaceRemovedOnOpen() throws {
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        let url = folder.file("People.sqlite")
+        try Self.makeStore(at: url, version: 4, names: ["ada"])
+        let models = (1...4).map(Self.model)
+        let (manager, log) = Self.stages(models)
+        let prefix = ".strata-migration-People.sqlite-"
+        // A finished workspace holds only links to external data (here: an empty support
+        // folder); an unfinished one still holds its copy of the store.
+        let finished = folder.url.appendingPathComponent(prefix + "FINISHED", isDirectory: true)
+        try FileManager.default.createDirectory(at: finished.appendingPathComponent(".People_SUPPORT/_EXTERNAL_DATA"), withIntermediateDirectories: true)
+        let running = folder.url.appendingPathComponent(prefix + "RUNNING", isDirectory: true)
+        try FileManager.default.createDirectory(at: running, withIntermediateDirectories: false)
+        try Data("copy".utf8).write(to: running.appendingPathComponent("People.sqlite"))
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: models[3])
+        _ = try coordinator.addPersistentStore(type: .sqlite, at: url, options: [PersistentStoreOption.stagedMigrationManager: manager, PersistentStoreOption.migrationSourceModels: models])
+        #expect(log.all.isEmpty)
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(prefix) }
+        #expect(left == [prefix + "RUNNING"])
+    }
+
     // Core Data infers optional → required; instances without a value fail validation (1570),
     // which is why its documentation fills them in a willMigrateHandler.
     @Test("a lightweight step making an attribute required fails with 1570 while instances lack it, the store unchanged")
