@@ -76,11 +76,8 @@ struct StoreWorkspace {
 
     /// Removes workspaces a crash left beside the store at `url`.
     static func removeLeftovers(beside url: URL) {
-        let folder = url.deletingLastPathComponent()
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
-        let prefix = folderPrefix(for: url)
-        for name in names where name.hasPrefix(prefix) {
-            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        for workspace in folders(beside: url) {
+            try? FileManager.default.removeItem(at: workspace)
         }
     }
 
@@ -90,14 +87,17 @@ struct StoreWorkspace {
     /// (``removeLeftovers(beside:)``). A workspace that still holds its store file may be a
     /// migration running in another process, and is left alone.
     static func removeFinished(beside url: URL) {
-        let folder = url.deletingLastPathComponent()
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
-        let prefix = folderPrefix(for: url)
-        for name in names where name.hasPrefix(prefix) {
-            let workspace = folder.appendingPathComponent(name, isDirectory: true)
-            guard !FileManager.default.fileExists(atPath: workspace.appendingPathComponent(url.lastPathComponent).path) else { continue }
+        for workspace in folders(beside: url) where !FileManager.default.fileExists(atPath: workspace.appendingPathComponent(url.lastPathComponent).path) {
             try? FileManager.default.removeItem(at: workspace)
         }
+    }
+
+    /// The workspace folders beside the store at `url` (none when its folder cannot be read).
+    private static func folders(beside url: URL) -> [URL] {
+        let folder = url.deletingLastPathComponent()
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
+        let prefix = folderPrefix(for: url)
+        return names.filter { $0.hasPrefix(prefix) }.map { folder.appendingPathComponent($0, isDirectory: true) }
     }
 
     private static func fsync(_ path: String) throws {

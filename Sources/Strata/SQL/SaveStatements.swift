@@ -60,13 +60,12 @@ struct SaveStatements: Sendable {
                 names.append(column(toOne.key))
                 if let code = toOne.entityCode { names.append(column(code)) }
             }
-            let insertPrefix = "INSERT INTO \(tableName) (\(names.joined(separator: ", "))) VALUES "
+            let into = " INTO \(tableName) (\(names.joined(separator: ", "))) VALUES "
             let rowParameters = "(\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
             let chunkRows = min(Self.rowsPerInsertChunk, Self.parametersPerStatement / names.count)
             entities[ObjectIdentifier(entity)] = EntityWrites(
-                insert: insertPrefix + rowParameters,
-                insertChunk: chunkRows < 2
-                    ? nil : ("INSERT OR FAIL" + insertPrefix.dropFirst("INSERT".count) + Array(repeating: rowParameters, count: chunkRows).joined(separator: ", "), chunkRows),
+                insert: "INSERT" + into + rowParameters,
+                insertChunk: chunkRows < 2 ? nil : ("INSERT OR FAIL" + into + Array(repeating: rowParameters, count: chunkRows).joined(separator: ", "), chunkRows),
                 deleteCheckingVersion: "DELETE FROM \(tableName) WHERE Z_PK = ? AND Z_OPT = ?",
                 delete: "DELETE FROM \(tableName) WHERE Z_PK = ?",
                 updatePrefix: "UPDATE \(tableName) SET ",
