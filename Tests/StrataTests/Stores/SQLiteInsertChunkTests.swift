@@ -80,12 +80,24 @@ struct SQLiteInsertChunkTests {
         }
     }
 
+    /// A stack whose file has an index the model does not know, added to the file (as a user
+    /// may): SQLite alone refuses an account name twice.
+    static func stackRefusingDuplicateNames() throws -> TestStack {
+        let stack = try TestStack(model: model(), kind: .sqlite)
+        try SQLiteConnection(path: stack.storeURL.path).execute("CREATE UNIQUE INDEX ZACCOUNT_NAME_UNIQUE ON ZACCOUNT (ZNAME)")
+        return stack
+    }
+
+    /// The two integers of the one row `sql` reads from the stack's file.
+    static func counts(_ sql: String, in stack: TestStack) throws -> (Int64, Int64) {
+        let row = try SQLiteConnection(path: stack.storeURL.path).makeStatement(sql)
+        #expect(try row.step())
+        return (row.int64(at: 0), row.int64(at: 1))
+    }
+
     @Test("a chunk that breaks a constraint of the store file: the error names the object whose row failed, the store keeps no row of the save, the context saves after the fix")
     func constraintInChunk() throws {
-        let stack = try TestStack(model: Self.model(), kind: .sqlite)
-        // An index the model does not know, added to the file (as a user may): SQLite alone
-        // refuses the duplicate.
-        try SQLiteConnection(path: stack.storeURL.path).execute("CREATE UNIQUE INDEX ZACCOUNT_NAME_UNIQUE ON ZACCOUNT (ZNAME)")
+        let stack = try Self.stackRefusingDuplicateNames()
         let context = stack.newContext()
         try context.performAndWait {
             let entity = try #require(stack.model.entitiesByName["Account"])
@@ -102,15 +114,13 @@ struct SQLiteInsertChunkTests {
             accounts[13].setValue("account 13", forKey: "name")
             try context.save()
         }
-        let rows = try SQLiteConnection(path: stack.storeURL.path).makeStatement("SELECT count(*), count(DISTINCT ZNAME) FROM ZACCOUNT")
-        #expect(try rows.step())
-        #expect(rows.int64(at: 0) == 20 && rows.int64(at: 1) == 20)
+        let (rows, names) = try Self.counts("SELECT count(*), count(DISTINCT ZNAME) FROM ZACCOUNT", in: stack)
+        #expect(rows == 20 && names == 20)
     }
 
     @Test("the store holds none of a failed save's rows: a save whose chunk fails commits nothing")
     func failedChunkCommitsNothing() throws {
-        let stack = try TestStack(model: Self.model(), kind: .sqlite)
-        try SQLiteConnection(path: stack.storeURL.path).execute("CREATE UNIQUE INDEX ZACCOUNT_NAME_UNIQUE ON ZACCOUNT (ZNAME)")
+        let stack = try Self.stackRefusingDuplicateNames()
         let context = stack.newContext()
         try context.performAndWait {
             let entity = try #require(stack.model.entitiesByName["Account"])
@@ -124,8 +134,7 @@ struct SQLiteInsertChunkTests {
             }
             #expect(throws: StrataError.self) { try context.save() }
         }
-        let rows = try SQLiteConnection(path: stack.storeURL.path).makeStatement("SELECT (SELECT count(*) FROM ZACCOUNT), (SELECT count(*) FROM ZOWNER)")
-        #expect(try rows.step())
-        #expect(rows.int64(at: 0) == 0 && rows.int64(at: 1) == 0)
+        let (accounts, owners) = try Self.counts("SELECT (SELECT count(*) FROM ZACCOUNT), (SELECT count(*) FROM ZOWNER)", in: stack)
+        #expect(accounts == 0 && owners == 0)
     }
 }
