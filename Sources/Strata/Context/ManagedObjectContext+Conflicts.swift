@@ -121,7 +121,7 @@ extension ManagedObjectContext {
     func resolveUniquenessConflicts(policy: MergePolicy, parent: any ParentStore) throws {
         var conflicts: [MergeConflict] = []
         var seen: [String: ManagedObject] = [:]
-        for object in state.work.inserted.objects {
+        for object in state.work.inserted {
             let constraints = Self.uniquenessConstraints(of: object.entity)
             guard !constraints.isEmpty else { continue }
             for (owner, keys) in constraints {

@@ -211,7 +211,9 @@ extension ManagedObjectContext {
     func changedObjectCount(for plan: FetchPlan) -> Int {
         let codes = Set(plan.entityCodes)
         var changedHere = 0
-        for object in state.work.updated.objects + state.work.deleted.objects where codes.contains(object.entity.layout.code) { changedHere += 1 }
+        for set in [state.work.updated, state.work.deleted] {
+            for object in set where codes.contains(object.entity.layout.code) { changedHere += 1 }
+        }
         return changedHere
     }
 
@@ -228,9 +230,11 @@ extension ManagedObjectContext {
             if object.change != .none { continue }  // judged below with its unsaved values
             if seen.insert(ObjectIdentifier(object)).inserted { candidates.append(object) }
         }
-        for object in state.work.inserted.objects + state.work.updated.objects where codes.contains(object.entity.layout.code) {
-            guard object.change != .deleted, try plan.matches(object), seen.insert(ObjectIdentifier(object)).inserted else { continue }
-            candidates.append(object)
+        for set in [state.work.inserted, state.work.updated] {
+            for object in set where codes.contains(object.entity.layout.code) {
+                guard object.change != .deleted, try plan.matches(object), seen.insert(ObjectIdentifier(object)).inserted else { continue }
+                candidates.append(object)
+            }
         }
         var ordered: [any EvaluationRow]
         if plan.sorts.isEmpty {

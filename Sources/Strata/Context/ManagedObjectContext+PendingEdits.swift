@@ -10,7 +10,7 @@ extension ManagedObjectContext {
     /// recorded edits, with the edits applied (one query per relationship). Called by `save()`
     /// on the context's queue; a failure fails the save and changes nothing.
     func loadPendingRelationshipEdits() throws {
-        let updatedFaults = state.work.updated.objects.filter(\.isFaultStorage)
+        let updatedFaults = state.work.updated.filter(\.isFaultStorage)
         if !updatedFaults.isEmpty {
             let unloaded = updatedFaults.filter { $0.snapshot == nil && !$0.objectID.isTemporaryID }.map(\.objectID)
             if !unloaded.isEmpty {
@@ -25,11 +25,13 @@ extension ManagedObjectContext {
             for object in updatedFaults { object.fireFaultIfNeeded() }
         }
         var groups: [ObjectIdentifier: (relationship: RelationshipDescription, slot: Int, owners: [ManagedObject])] = [:]
-        for object in state.work.inserted.objects + state.work.updated.objects where !object.pendingToMany.isEmpty {
-            let relationships = object.entity.layout.toManyRelationships
-            for slot in object.pendingToMany.keys where slot < relationships.count {
-                let relationship = relationships[slot]
-                groups[ObjectIdentifier(relationship), default: (relationship, slot, [])].owners.append(object)
+        for set in [state.work.inserted, state.work.updated] {
+            for object in set where !object.pendingToMany.isEmpty {
+                let relationships = object.entity.layout.toManyRelationships
+                for slot in object.pendingToMany.keys where slot < relationships.count {
+                    let relationship = relationships[slot]
+                    groups[ObjectIdentifier(relationship), default: (relationship, slot, [])].owners.append(object)
+                }
             }
         }
         for group in groups.values {

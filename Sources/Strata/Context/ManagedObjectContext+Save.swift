@@ -50,9 +50,34 @@ extension ManagedObjectContext {
     /// Calls `willSave()` on each changed object; objects changed by those calls get another
     /// pass, up to `maximumWillSavePasses`.
     private func runWillSave() throws -> SavedObjects {
+        // The first pass calls every changed object, walking the sets in place. Most saves end
+        // there: no set changed and no object changed during the pass, which the sets' counts
+        // of mutations and one walk tell without recording who was called.
+        let first = (state.work.inserted, state.work.updated, state.work.deleted)
+        let mutations = (first.0.mutations, first.1.mutations, first.2.mutations)
+        for set in [first.0, first.1, first.2] {
+            for object in set { object.changedSinceWillSave = false }
+        }
+        for set in [first.0, first.1, first.2] {
+            for object in set { object.willSave() }
+        }
+        let setsUnchanged =
+            mutations == (state.work.inserted.mutations, state.work.updated.mutations, state.work.deleted.mutations)
+        if setsUnchanged && !hasObjectChangedSinceWillSave() { return state.work.pendingObjects }
+        // Otherwise the general rule: an object changed during a pass (by its own willSave or
+        // another's) gets one more call, and so does one that became changed during it.
         var called = Set<ObjectIdentifier>()
-        var passes = 0
+        for set in [first.0, first.1, first.2] {
+            for object in set { called.insert(ObjectIdentifier(object)) }
+        }
+        var passes = 1
         while true {
+            for set in [state.work.inserted, state.work.updated, state.work.deleted] {
+                for object in set where object.changedSinceWillSave {
+                    object.changedSinceWillSave = false
+                    called.remove(ObjectIdentifier(object))
+                }
+            }
             let pending = (state.work.inserted.objects + state.work.updated.objects + state.work.deleted.objects).filter { !called.contains(ObjectIdentifier($0)) }
             if pending.isEmpty { break }
             passes += 1
@@ -66,13 +91,16 @@ extension ManagedObjectContext {
                 called.insert(ObjectIdentifier(object))
                 object.willSave()
             }
-            // An object changed during this pass (by its own willSave or another's) gets one more call.
-            for object in state.work.inserted.objects + state.work.updated.objects + state.work.deleted.objects where object.changedSinceWillSave {
-                object.changedSinceWillSave = false
-                called.remove(ObjectIdentifier(object))
-            }
         }
         return state.work.pendingObjects
+    }
+
+    /// Whether any changed object changed since its last `willSave()` call.
+    private func hasObjectChangedSinceWillSave() -> Bool {
+        for set in [state.work.inserted, state.work.updated, state.work.deleted] {
+            for object in set where object.changedSinceWillSave { return true }
+        }
+        return false
     }
 
     /// Validates every changed object and reports recorded problems; throws them all at once.

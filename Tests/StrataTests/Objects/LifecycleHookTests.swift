@@ -61,6 +61,42 @@ struct LifecycleHookTests {
         }
     }
 
+    @Test("an object another object's willSave changes after its own call gets one more call; one inserted by a willSave gets its own")
+    func willSaveReachesLateChanges() throws {
+        // Core Data: willSave is sent to every object a save writes, again to one changed
+        // after its call (NSManagedObject's willSave documentation warns of the loops this
+        // allows), and to objects inserted during it, which the save writes too.
+        let stack = try TestStack(model: Tracked.model())
+        let context = stack.newContext()
+        try context.performAndWait {
+            let early = Tracked(context: context)
+            let late = Tracked(context: context)
+            late.touches = early  // early's own call came first
+            early.events = []
+            late.events = []
+            // No object joins or leaves the save here: only early's changed-since-willSave mark
+            // tells that it needs another call.
+            try context.save()
+            #expect(early.events == ["willSave", "willSave", "didSave"])
+            #expect(early.value(forKey: "stamp") as? Int64 == 7)
+            #expect(late.events == ["willSave", "didSave"])
+            // An object inserted by a willSave joins the save and gets its own call.
+            late.spawns = true
+            late.setValue(Int64(2), forKey: "stamp")
+            late.events = []
+            try context.save()
+            #expect(late.events == ["willSave", "didSave"])
+            let spawned = try #require(late.spawned)
+            #expect(spawned.events == ["awakeFromInsert", "willSave", "didSave"])
+            #expect(!spawned.objectID.isTemporaryID)
+            #expect(!context.hasChanges)
+        }
+        try stack.reopen()
+        let reader = stack.newContext()
+        let count = try reader.performAndWait { try reader.count(for: FetchRequest<Tracked>(entityName: "Tracked")) }
+        #expect(count == 3)
+    }
+
     @Test("a willSave that changes a value on every call fails the save instead of looping")
     func boundedWillSave() throws {
         let stack = try TestStack(model: Tracked.model())
@@ -82,6 +118,11 @@ final class Tracked: ManagedObject {
     var events: [String] = []
     var restless = false
     var bumpsParent = false
+    /// Set on its first `willSave` to 7.
+    var touches: Tracked?
+    /// Whether its first `willSave` inserts a new object (kept in `spawned`).
+    var spawns = false
+    var spawned: Tracked?
 
     override func awakeFromInsert() { events.append("awakeFromInsert") }
     override func awakeFromFetch() { events.append("awakeFromFetch") }
@@ -89,6 +130,13 @@ final class Tracked: ManagedObject {
         events.append("willSave")
         if restless {
             setValue(((value(forKey: "stamp") as? Int64) ?? 0) + 1, forKey: "stamp")
+        }
+        if let touched = touches {
+            touched.setValue(Int64(7), forKey: "stamp")
+            touches = nil
+        }
+        if spawns, spawned == nil, let context = managedObjectContext {
+            spawned = Tracked(context: context)
         }
         if bumpsParent, let parent = value(forKey: "parent") as? ManagedObject, !isDeleted {
             parent.setValue(Int64(1), forKey: "stamp")

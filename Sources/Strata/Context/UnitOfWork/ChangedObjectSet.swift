@@ -9,6 +9,9 @@
 struct ChangedObjectSet: Sequence {
     private var slots: [ManagedObject?] = []
     private(set) var count = 0
+    /// Counts the inserts and removals so far: equal counts before and after some work mean the
+    /// set did not change during it.
+    private(set) var mutations = 0
 
     var isEmpty: Bool { count == 0 }
 
@@ -22,6 +25,7 @@ struct ChangedObjectSet: Sequence {
         object.changeSetPosition = Int32(truncatingIfNeeded: slots.count)
         slots.append(object)
         count += 1
+        mutations &+= 1
     }
 
     mutating func remove(_ object: ManagedObject) {
@@ -29,6 +33,7 @@ struct ChangedObjectSet: Sequence {
         slots[Int(object.changeSetPosition)] = nil
         object.changeSetPosition = -1
         count -= 1
+        mutations &+= 1
         let removed = slots.count - count
         if removed > 64 && removed * 2 > slots.count { compact() }
     }
@@ -36,6 +41,7 @@ struct ChangedObjectSet: Sequence {
     mutating func removeAll() {
         slots.removeAll()
         count = 0
+        mutations &+= 1
     }
 
     private mutating func compact() {
@@ -43,8 +49,24 @@ struct ChangedObjectSet: Sequence {
         for (position, object) in slots.enumerated() { object?.changeSetPosition = Int32(truncatingIfNeeded: position) }
     }
 
-    /// The objects in insertion order.
+    /// The objects in insertion order, as a new array.
     var objects: [ManagedObject] { slots.compactMap { $0 } }
 
-    func makeIterator() -> IndexingIterator<[ManagedObject]> { objects.makeIterator() }
+    var underestimatedCount: Int { count }
+
+    /// Iterates the objects in insertion order without making an array of them; the iterator
+    /// walks the set as it was when the loop began (changes during the loop do not show).
+    func makeIterator() -> Iterator { Iterator(slots: slots.makeIterator()) }
+
+    /// The iterator of ``ChangedObjectSet``: the slots, skipping the holes of removed objects.
+    struct Iterator: IteratorProtocol {
+        fileprivate var slots: IndexingIterator<[ManagedObject?]>
+
+        mutating func next() -> ManagedObject? {
+            while let slot = slots.next() {
+                if let object = slot { return object }
+            }
+            return nil
+        }
+    }
 }

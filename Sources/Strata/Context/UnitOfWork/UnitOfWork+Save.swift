@@ -17,45 +17,49 @@ extension UnitOfWork {
     /// Rows are in insertion order. O(changed objects + their changed values).
     func makeChangeSet() -> StoreChangeSet {
         var changes = StoreChangeSet()
-        let insertedObjects = inserted.objects
-        changes.inserts.reserveCapacity(insertedObjects.count)
+        changes.inserts.reserveCapacity(inserted.count)
         // Every slot of an inserted row is written: one pair of slot arrays per entity in a row.
-        var lastInsertShape: (layout: EntityLayout, attributeSlots: [Int], toOneSlots: [Int])?
-        for object in insertedObjects {
+        // (Kept in separate variables: a tuple of them was copied whole, each array retained,
+        // for every row.)
+        var insertLayout: EntityLayout?
+        var insertAttributeSlots: [Int] = []
+        var insertToOneSlots: [Int] = []
+        for object in inserted {
             let layout = object.entity.layout
-            if lastInsertShape?.layout !== layout {
-                lastInsertShape = (layout, Array(0..<layout.storedAttributes.count), Array(0..<layout.toOneRelationships.count))
+            if insertLayout !== layout {
+                insertLayout = layout
+                insertAttributeSlots = Array(0..<layout.storedAttributes.count)
+                insertToOneSlots = Array(0..<layout.toOneRelationships.count)
             }
-            let shape = lastInsertShape ?? (layout, [], [])
             changes.inserts.append(
                 RowChange(
                     objectID: object.objectID, baseVersion: 0, attributes: object.attributeValues, toOne: object.toOneValues,
-                    changedAttributeSlots: shape.attributeSlots, changedToOneSlots: shape.toOneSlots))
+                    changedAttributeSlots: insertAttributeSlots, changedToOneSlots: insertToOneSlots))
             appendToManyChanges(of: object, to: &changes)
         }
         changes.updates.reserveCapacity(updated.count)
         // Updated objects mostly share one change shape (the same keys edited on each): the
         // slot arrays of the last shape are reused, so a row costs no arrays of its own and
         // the store finds its prepared UPDATE by an identity check.
-        var lastShape: (layout: EntityLayout, mask: ChangeMask, attributeSlots: [Int], toOneSlots: [Int])?
-        for object in updated.objects {
+        var updateLayout: EntityLayout?
+        var updateMask = ChangeMask()
+        var updateAttributeSlots: [Int] = []
+        var updateToOneSlots: [Int] = []
+        for object in updated {
             let layout = object.entity.layout
-            let attributeSlots: [Int]
-            let toOneSlots: [Int]
-            if let shape = lastShape, shape.layout === layout, shape.mask == object.changedMask {
-                attributeSlots = shape.attributeSlots
-                toOneSlots = shape.toOneSlots
-            } else {
-                (attributeSlots, toOneSlots) = Self.changedSlots(object.changedMask, layout: layout)
-                lastShape = (layout, object.changedMask, attributeSlots, toOneSlots)
+            if updateLayout !== layout || updateMask != object.changedMask {
+                updateLayout = layout
+                updateMask = object.changedMask
+                (updateAttributeSlots, updateToOneSlots) = Self.changedSlots(object.changedMask, layout: layout)
             }
             changes.updates.append(
                 RowChange(
                     objectID: object.objectID, baseVersion: object.snapshot?.version ?? 0, attributes: object.attributeValues,
-                    toOne: object.toOneValues, changedAttributeSlots: attributeSlots, changedToOneSlots: toOneSlots, base: object.snapshot))
+                    toOne: object.toOneValues, changedAttributeSlots: updateAttributeSlots, changedToOneSlots: updateToOneSlots, base: object.snapshot))
             appendToManyChanges(of: object, to: &changes)
         }
-        for object in deleted.objects {
+        changes.deletes.reserveCapacity(deleted.count)
+        for object in deleted {
             changes.deletes.append(RowDeletion(objectID: object.objectID, baseVersion: object.snapshot?.version ?? 0, base: object.snapshot))
         }
         return changes

@@ -144,12 +144,16 @@ extension SQLiteStore {
         // 3. Updates, with optimistic locking.
         var conflicts: [MergeConflict] = []
         var updateStatements = PreparedUpdates()
-        for update in changes.updates {
-            guard let pk = update.objectID.primaryKey else { continue }
-            if let version = try updateRow(update, pk: pk, statements: &updateStatements, resolve: resolve, on: connection) {
-                if version != update.baseVersion + 1 { result.versions[update.objectID] = version }
-            } else {
-                conflicts.append(try conflict(for: update.objectID, baseVersion: update.baseVersion, objectValues: update, on: connection))
+        // Each change is lent to `updateRow` through the buffer's address: passed from the
+        // array (or by `for update in`), it was copied and destroyed around the call.
+        try changes.updates.withUnsafeBufferPointer { updates in
+            for index in updates.indices {
+                guard let pk = updates[index].objectID.primaryKey else { continue }
+                if let version = try updateRow(updates[index], pk: pk, statements: &updateStatements, resolve: resolve, on: connection) {
+                    if version != updates[index].baseVersion + 1 { result.versions[updates[index].objectID] = version }
+                } else {
+                    conflicts.append(try conflict(for: updates[index].objectID, baseVersion: updates[index].baseVersion, objectValues: updates[index], on: connection))
+                }
             }
         }
         // 4. To-many changes (join tables and ordered positions).

@@ -11,7 +11,7 @@ extension SQLiteStore {
         let toOneSlots: [Int]
         let checksVersion: Bool
 
-        init(_ update: RowChange) {
+        init(_ update: borrowing RowChange) {
             entity = ObjectIdentifier(update.objectID.entity)
             attributeSlots = update.changedAttributeSlots
             toOneSlots = update.changedToOneSlots
@@ -19,27 +19,43 @@ extension SQLiteStore {
         }
     }
 
+    /// One shape's UPDATE, prepared on the save's connection, with the columns of its entity.
+    /// A class, so that handing it to each row of the shape is one retain: as a tuple of the
+    /// shape's slot arrays, the statement and the columns' arrays, each row copied it whole
+    /// (a retain and a release per array).
+    final class PreparedUpdate {
+        let shape: UpdateShape
+        let statement: SQLiteStatement
+        let columns: SQLiteSchema.EntityColumns
+
+        init(shape: UpdateShape, statement: SQLiteStatement, columns: SQLiteSchema.EntityColumns) {
+            self.shape = shape
+            self.statement = statement
+            self.columns = columns
+        }
+
+        /// Whether `update` has this shape. The change set reuses its slot arrays for the rows
+        /// of one shape, so the array comparisons mostly end at the identity of their storage.
+        @inline(__always) func fits(_ update: borrowing RowChange) -> Bool {
+            shape.entity == ObjectIdentifier(update.objectID.entity) && shape.checksVersion == !update.ignoresVersion
+                && shape.attributeSlots == update.changedAttributeSlots && shape.toOneSlots == update.changedToOneSlots
+        }
+    }
+
     /// The statements prepared so far in one save, by shape. Used inside the save's write
     /// transaction, on the writer connection's thread.
     struct PreparedUpdates {
-        /// A shape's statement and its entity's columns.
-        typealias Prepared = (statement: SQLiteStatement, columns: SQLiteSchema.EntityColumns)
-        private var byShape: [UpdateShape: Prepared] = [:]
-        // Rows of one save mostly share a shape (the change set reuses its slot arrays, so
-        // comparing them is an identity check): the last one is tried first.
-        private var last: (shape: UpdateShape, prepared: Prepared)?
+        private var byShape: [UpdateShape: PreparedUpdate] = [:]
+        // Rows of one save mostly share a shape: the last one is tried first.
+        private var last: PreparedUpdate?
 
-        /// The UPDATE for `update`'s shape, prepared on `connection` on first use, with the
-        /// columns of its entity. Nil when the entity has no table in `store`.
-        mutating func statement(for update: RowChange, store: SQLiteStore, on connection: SQLiteConnection) throws -> Prepared? {
-            if let last, last.shape.entity == ObjectIdentifier(update.objectID.entity), last.shape.checksVersion == !update.ignoresVersion,
-                last.shape.attributeSlots == update.changedAttributeSlots, last.shape.toOneSlots == update.changedToOneSlots
-            {
-                return last.prepared
-            }
+        /// The UPDATE for `update`'s shape, prepared on `connection` on first use. Nil when the
+        /// entity has no table in `store`.
+        mutating func statement(for update: borrowing RowChange, store: SQLiteStore, on connection: SQLiteConnection) throws -> PreparedUpdate? {
+            if let last, last.fits(update) { return last }
             let shape = UpdateShape(update)
             if let prepared = byShape[shape] {
-                last = (shape, prepared)
+                last = prepared
                 return prepared
             }
             guard
@@ -48,9 +64,9 @@ extension SQLiteStore {
                     update.objectID.entity, changedAttributeSlots: shape.attributeSlots, changedToOneSlots: shape.toOneSlots,
                     checkingVersion: shape.checksVersion)
             else { return nil }
-            let prepared = (try connection.cachedStatement(sql), columns)
+            let prepared = PreparedUpdate(shape: shape, statement: try connection.cachedStatement(sql), columns: columns)
             byShape[shape] = prepared
-            last = (shape, prepared)
+            last = prepared
             return prepared
         }
     }
@@ -72,16 +88,17 @@ extension SQLiteStore {
                 message: "The row of '\(entity.name)' with Z_PK \(pk) has the version Z_OPT \(update.baseVersion), the largest there is: the store is damaged and the row cannot be updated",
                 entityName: entity.name, objectID: update.objectID, url: url)
         }
-        guard let (statement, columns) = try statements.statement(for: update, store: self, on: connection) else { return nil }
+        guard let prepared = try statements.statement(for: update, store: self, on: connection) else { return nil }
+        let statement = prepared.statement
         let externalSlots = externalSQL.externalSlots(of: entity)
         try noteReferencesDropped(by: entity, pk: pk, slots: update.changedAttributeSlots, on: connection)
         var index: Int32 = 1
-        for slot in update.changedAttributeSlots where slot < columns.attributeColumns.count {
+        for slot in update.changedAttributeSlots where slot < prepared.columns.attributeColumns.count {
             try statement.bind(slot < update.attributes.count ? try columnValue(update.attributes[slot], slot: slot, externalSlots: externalSlots) : .null, at: index)
             index += 1
         }
-        for slot in update.changedToOneSlots where slot < columns.toOneColumns.count {
-            guard let column = columns.toOneColumns[slot] else { continue }  // transient: no column
+        for slot in update.changedToOneSlots where slot < prepared.columns.toOneColumns.count {
+            guard let column = prepared.columns.toOneColumns[slot] else { continue }  // transient: no column
             let target = slot < update.toOne.count ? update.toOne[slot] : nil
             try statement.bind(try resolve(target), at: index)
             index += 1
