@@ -216,9 +216,9 @@ extension ManagedObjectContext {
         } else if let coordinator = persistentStoreCoordinator {
             if !changes.inserted.isEmpty, hasChildContexts {
                 // Descendants still know these objects by their temporary IDs.
-                coordinator.temporaryIDAliases.record(state.lastPermanentIDs)
+                coordinator.temporaryIDAliases.record(state.lastPermanentIDs.allPermanentIDs)
             }
-            state.lastPermanentIDs = [:]
+            state.lastPermanentIDs = SaveChangesResult()
             for context in coordinator.rootContexts() where context !== self && context.automaticallyMergesChangesFromParent {
                 context.perform { context.merge(changes) }
             }

@@ -129,7 +129,7 @@ extension ManagedObjectContext {
     /// `didSave()` and the did-save notifications (whose changes it returns).
     @discardableResult
     func finishSave(result: StoreSaveResult) -> ContextChanges {
-        state.lastPermanentIDs = result.permanentIDs
+        state.lastPermanentIDs = result
         let isRoot = parent == nil
         let saved = state.work.applySave(result, versionIncrement: isRoot ? 1 : 0, unlink: unlink)
         if isRoot, let coordinator = persistentStoreCoordinator {

@@ -236,8 +236,9 @@ final class ContextState {
     /// of a destination store, which validates every object itself before its last save
     /// (Migration/MigrationManager+Passes.swift).
     var skipsSaveValidation = false
-    /// The temporary → permanent IDs of the last save.
-    var lastPermanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
+    /// The permanent IDs the last save handed out (by insert position or by temporary ID: see
+    /// `SaveChangesResult.insertedIDs`), kept until the save's merges record them as aliases.
+    var lastPermanentIDs = SaveChangesResult()
     /// Objects changed in the current event, in order of first change.
     var eventObjects: [ManagedObject] = []
     /// The objects the latest merge inserted, held until the end of the block on the context's

@@ -314,7 +314,8 @@ extension PersistentStoreCoordinator: ParentStore {
             let (store, part) = ordered[index]
             let partial = try store.backend.save(part, holdingTransactionOpenFor: { try save(from: index + 1) })
             committed.append(store)
-            result.permanentIDs.merge(partial.permanentIDs) { $1 }
+            // Each part reports positions in its own change set: merged by temporary ID.
+            result.permanentIDs.merge(partial.allPermanentIDs) { $1 }
             result.versions.merge(partial.versions) { $1 }
         }
         do {

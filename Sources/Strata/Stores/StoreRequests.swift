@@ -138,8 +138,14 @@ public struct SaveChangesRequest: @unchecked Sendable {
 /// A `Sendable` value: use it on any thread.
 public struct SaveChangesResult: Sendable {
     /// Temporary IDs of inserted objects and the permanent IDs they received (a permanent ID
-    /// maps to itself).
+    /// maps to itself). Strata's SQLite store reports its inserts by position instead (see
+    /// `insertedIDs`); ``allPermanentIDs`` has both.
     public var permanentIDs: [ManagedObjectID: ManagedObjectID]
+    /// The permanent IDs of the saved change set's inserts by their position in it (the SQLite
+    /// store's way: no hashed write and read per inserted object). A position holds the insert's
+    /// temporary ID with its permanent one, so a reader checks that its own list is in the same
+    /// order; inserts not found here are in ``permanentIDs``.
+    var insertedIDs: ContiguousArray<InsertedID> = []
     /// The new row version of inserted and updated objects, by permanent ID. A store may leave
     /// out the versions the saving context computes itself: 1 for an inserted object and the
     /// base version of the change plus one for an updated object.
@@ -149,6 +155,35 @@ public struct SaveChangesResult: Sendable {
     public init(permanentIDs: [ManagedObjectID: ManagedObjectID] = [:], versions: [ManagedObjectID: Int64] = [:]) {
         self.permanentIDs = permanentIDs
         self.versions = versions
+    }
+
+    /// Every temporary ID the save replaced, with its permanent ID: ``permanentIDs`` and the
+    /// IDs reported by position. Built on each call (O(inserts) when the store reported them
+    /// by position). Callable on any thread.
+    public var allPermanentIDs: [ManagedObjectID: ManagedObjectID] {
+        if insertedIDs.isEmpty { return permanentIDs }
+        var all = permanentIDs
+        all.reserveCapacity(permanentIDs.count + insertedIDs.count)
+        for pair in insertedIDs { all[pair.temporary] = pair.permanent }
+        return all
+    }
+
+    /// Whether the save handed out or confirmed any permanent ID.
+    var hasPermanentIDs: Bool { !permanentIDs.isEmpty || !insertedIDs.isEmpty }
+
+    /// The permanent ID of the insert at `position` of the saved change set, if its temporary
+    /// ID there is `temporary`; nil when the store reported it only in ``permanentIDs``.
+    @inline(__always) func permanentID(ofInsertAt position: Int, temporary: ManagedObjectID) -> ManagedObjectID? {
+        guard position < insertedIDs.count, insertedIDs[position].temporary == temporary else { return nil }
+        return insertedIDs[position].permanent
+    }
+
+    /// One insert's IDs before and after the save.
+    struct InsertedID: Sendable {
+        /// The ID the object had in the change set.
+        let temporary: ManagedObjectID
+        /// The ID of its row (the same as `temporary` when the object already had a permanent one).
+        let permanent: ManagedObjectID
     }
 }
 

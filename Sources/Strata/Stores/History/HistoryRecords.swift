@@ -73,6 +73,12 @@ extension StoreChangeSet {
     /// with the permanent IDs a save handed out. `tombstones` are the deleted rows' preserved
     /// values, read before the delete. O(rows + changed slots).
     func historyChanges(permanentIDs: [ManagedObjectID: ManagedObjectID], tombstones: [ManagedObjectID: [String: StoredValue]]) -> [HistoryChangeRecord] {
+        historyChanges(saved: SaveChangesResult(permanentIDs: permanentIDs), tombstones: tombstones)
+    }
+
+    /// The same, with the permanent IDs as the save reported them (by insert position or by
+    /// temporary ID: `SaveChangesResult.insertedIDs`).
+    func historyChanges(saved result: SaveChangesResult, tombstones: [ManagedObjectID: [String: StoredValue]]) -> [HistoryChangeRecord] {
         var records: [HistoryChangeRecord] = []
         records.reserveCapacity(inserts.count + updates.count + deletes.count)
         var toManyNames: [ManagedObjectID: [String]] = [:]
@@ -82,7 +88,8 @@ extension StoreChangeSet {
         for index in inserts.indices {
             let temporary = inserts[index].objectID
             if !toManyChanges.isEmpty { seen.insert(temporary) }
-            records.append(HistoryChangeRecord(objectID: permanentIDs[temporary] ?? temporary, type: .insert))
+            let permanent = result.permanentID(ofInsertAt: index, temporary: temporary) ?? result.permanentIDs[temporary] ?? temporary
+            records.append(HistoryChangeRecord(objectID: permanent, type: .insert))
         }
         // Updated rows mostly share one change shape (see `UnitOfWork.makeChangeSet()`): the
         // names of the last shape are reused, so a row costs no array of its own.
@@ -115,9 +122,14 @@ extension StoreChangeSet {
         var deleted = Set<ManagedObjectID>()
         for deletion in deletes { deleted.insert(deletion.objectID) }
         // An object whose only change was a to-many edit is updated too.
+        var permanentIDs: [ManagedObjectID: ManagedObjectID]?
         for change in toManyChanges where !seen.contains(change.owner) && !deleted.contains(change.owner) {
             seen.insert(change.owner)
-            let id = permanentIDs[change.owner] ?? change.owner
+            var id = change.owner
+            if id.isTemporaryID {
+                if permanentIDs == nil { permanentIDs = result.allPermanentIDs }
+                id = permanentIDs?[id] ?? id
+            }
             records.append(HistoryChangeRecord(objectID: id, type: .update, updatedProperties: toManyNames[change.owner]))
         }
         for deletion in deletes {

@@ -93,7 +93,7 @@ extension SQLiteStore {
             let tombstones = try historyTombstones(of: changes.deletes, on: connection)
             let result = try write(changes, on: connection)
             if tracksHistory {
-                try recordHistory(changes.historyChanges(permanentIDs: result.permanentIDs, tombstones: tombstones), origin: changes.origin, on: connection)
+                try recordHistory(changes.historyChanges(saved: result, tombstones: tombstones), origin: changes.origin, on: connection)
             }
             try body()
             return result
@@ -102,7 +102,6 @@ extension SQLiteStore {
 
     private func write(_ changes: StoreChangeSet, on connection: SQLiteConnection) throws -> StoreSaveResult {
         var result = StoreSaveResult()
-        result.permanentIDs.reserveCapacity(changes.inserts.count)
         // Versions are recorded only where they differ from what the saving context computes
         // itself (1 for a new row, the base version plus one for an update; see
         // `SaveChangesResult.versions`): a hashed write and read per saved object less.
@@ -115,7 +114,6 @@ extension SQLiteStore {
         for index in changes.inserts.indices {
             let id = changes.inserts[index].objectID
             if !id.isTemporaryID {
-                result.permanentIDs[id] = id
                 insertKeys[index] = id.primaryKey
             } else {
                 byRoot[id.entity.layout.rootIdentifier, default: []].append(index)
@@ -124,17 +122,36 @@ extension SQLiteStore {
         for (_, indexes) in byRoot.sorted(by: { $0.value[0] < $1.value[0] }) {
             let entity = changes.inserts[indexes[0]].objectID.entity
             let keys = try allocate(indexes.count, for: entity, on: connection)
-            var spaces = StoreIDSpaces(token: token)
-            for (position, index) in indexes.enumerated() {
-                let temporary = changes.inserts[index].objectID
-                result.permanentIDs[temporary] = spaces.id(temporary.entityIdentity, primaryKey: keys[position])
-                insertKeys[index] = keys[position]
+            for (position, index) in indexes.enumerated() { insertKeys[index] = keys[position] }
+        }
+        // The permanent IDs go back by insert position (`SaveChangesResult.insertedIDs`): the
+        // saving context finds each object's new ID at its own position, with no dictionary
+        // filled here and searched there.
+        result.insertedIDs.reserveCapacity(changes.inserts.count)
+        var spaces = StoreIDSpaces(token: token)
+        for index in changes.inserts.indices {
+            let id = changes.inserts[index].objectID
+            if id.isTemporaryID, let key = insertKeys[index] {
+                result.insertedIDs.append(.init(temporary: id, permanent: spaces.id(id.entityIdentity, primaryKey: key)))
+            } else {
+                result.insertedIDs.append(.init(temporary: id, permanent: id))
             }
         }
+        // References to objects inserted by this save name their temporary IDs; the map from
+        // those to the new keys is made on the first such reference.
+        var insertedKeys: [ManagedObjectID: Int64]?
         func resolve(_ id: ManagedObjectID?) throws -> SQLiteValue {
             guard let id else { return .null }
             if let pk = id.primaryKey { return .integer(pk) }
-            if let permanent = result.permanentIDs[id], let pk = permanent.primaryKey { return .integer(pk) }
+            if insertedKeys == nil {
+                var keys: [ManagedObjectID: Int64] = [:]
+                keys.reserveCapacity(changes.inserts.count)
+                for index in changes.inserts.indices {
+                    if let key = insertKeys[index] { keys[changes.inserts[index].objectID] = key }
+                }
+                insertedKeys = keys
+            }
+            if let pk = insertedKeys?[id] { return .integer(pk) }
             throw StrataError(
                 code: StrataError.Code.persistentStoreSave, message: "An object refers to an unsaved \(id.entity.name) that is not part of this save (insert it in the same context)",
                 entityName: id.entity.name, url: url)
