@@ -125,25 +125,23 @@ extension ManagedObject {
         return (StoredAttributeValue(stored), type)
     }
 
-    /// ``storedAttributeType(forKey:)`` for the inlined typed write of ``Attribute``.
+    /// The slot and type of the stored attribute `key`, or nil for other keys: the inlined typed
+    /// write of ``Attribute`` looks its key up once, here, and sets the value by slot.
     @usableFromInline
-    func _storedAttributeType(forKey key: String) -> AttributeType? { storedAttributeType(forKey: key) }
-
-    /// ``setStoredAttribute(_:forKey:)`` for the inlined typed write of ``Attribute``.
-    @usableFromInline
-    func _setStoredAttribute(_ stored: StoredAttributeValue, forKey key: String) { setStoredAttribute(stored.raw, forKey: key) }
-
-    /// The type of a stored attribute, or nil for other keys.
-    func storedAttributeType(forKey key: String) -> AttributeType? {
+    func _storedAttributeSlot(forKey key: String) -> (slot: Int, type: AttributeType)? {
         let layout = entity.layout
         guard case .attribute(let index)? = layout.slot(forKey: key) else { return nil }
-        return layout.storedAttributeTypes[index]
+        return (index, layout.storedAttributeTypes[index])
     }
 
-    /// Sets a stored attribute from a value already in stored form (checked by the caller).
-    func setStoredAttribute(_ stored: StoredValue, forKey key: String) {
+    /// ``setStoredAttribute(_:slot:forKey:)`` for the inlined typed write of ``Attribute``.
+    @usableFromInline
+    func _setStoredAttribute(_ stored: StoredAttributeValue, slot: Int, forKey key: String) { setStoredAttribute(stored.raw, slot: slot, forKey: key) }
+
+    /// Sets the stored attribute at `slot` (the slot of `key`, which names it in errors) from a
+    /// value already in stored form.
+    func setStoredAttribute(_ stored: StoredValue, slot index: Int, forKey key: String) {
         checkAccess("setValue(_:forKey:)")
-        guard case .attribute(let index)? = entity.layout.slot(forKey: key) else { return }
         if change == .deleted {
             record(StrataError(code: StrataError.Code.managedObjectValidation, message: "'\(key)' was set on a deleted \(entity.name)", entityName: entity.name, key: key, objectID: objectID))
             return

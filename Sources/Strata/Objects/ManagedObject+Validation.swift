@@ -74,11 +74,18 @@ extension ManagedObject {
         var errors: [StrataError] = []
         // In a child context a temporary ID may name the parent's unsaved object: registered
         // here unchanged or updated, or not registered at all (the parent's save checks it).
-        let isChild = managedObjectContext?.parent != nil
+        // Asked only when a temporary ID turns up (the context's parent is behind a lock).
+        var isChildContext: Bool?
+        func isChild() -> Bool {
+            if let isChildContext { return isChildContext }
+            let isChild = managedObjectContext?.parent != nil
+            isChildContext = isChild
+            return isChild
+        }
         func isDangling(_ id: ManagedObjectID) -> Bool {
             guard id.isTemporaryID else { return false }
-            guard let target = registry?.object(for: id) else { return !isChild }
-            return target.change == .deleted || (!isChild && target.change != .inserted)
+            guard let target = registry?.object(for: id) else { return !isChild() }
+            return target.change == .deleted || (!isChild() && target.change != .inserted)
         }
         // A temporary ID can only have entered a relationship through an edit since the last
         // save, so only the changed relationships of an updated object need a look.

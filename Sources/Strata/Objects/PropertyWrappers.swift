@@ -71,8 +71,8 @@ public struct Attribute<Value: AttributeValueConvertible> {
     /// in the subclass's module), or `setValue(_:forKey:)`.
     @inlinable @inline(__always)
     static func write(_ newValue: Value, _ key: String, of object: ManagedObject) {
-        if let type = object._storedAttributeType(forKey: key), let stored = newValue._toStored(type: type) {
-            object._setStoredAttribute(stored, forKey: key)
+        if let (slot, type) = object._storedAttributeSlot(forKey: key), let stored = newValue._toStored(type: type) {
+            object._setStoredAttribute(stored, slot: slot, forKey: key)
             return
         }
         object.setValue(newValue.attributeValue, forKey: key)
