@@ -121,8 +121,15 @@ extension ManagedObjectContext {
     func resolveUniquenessConflicts(policy: MergePolicy, parent: any ParentStore) throws {
         var conflicts: [MergeConflict] = []
         var seen: [String: ManagedObject] = [:]
+        // Most saves insert runs of one entity: its constraints are gathered once per run.
+        var lastEntity: EntityDescription?
+        var lastConstraints: [(EntityDescription, [String])] = []
         for object in state.work.inserted {
-            let constraints = Self.uniquenessConstraints(of: object.entity)
+            if object.entity !== lastEntity {
+                lastEntity = object.entity
+                lastConstraints = Self.uniquenessConstraints(of: object.entity)
+            }
+            let constraints = lastConstraints
             guard !constraints.isEmpty else { continue }
             for (owner, keys) in constraints {
                 guard let values = constrainedValues(of: object, keys: keys) else { continue }

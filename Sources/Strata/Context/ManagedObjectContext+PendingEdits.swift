@@ -26,7 +26,7 @@ extension ManagedObjectContext {
         }
         var groups: [ObjectIdentifier: (relationship: RelationshipDescription, slot: Int, owners: [ManagedObject])] = [:]
         for set in [state.work.inserted, state.work.updated] {
-            for object in set where !object.pendingToMany.isEmpty {
+            for object in set where object.hasPendingToManyEdits {
                 let relationships = object.entity.layout.toManyRelationships
                 for slot in object.pendingToMany.keys where slot < relationships.count {
                     let relationship = relationships[slot]

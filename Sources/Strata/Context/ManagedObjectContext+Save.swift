@@ -38,13 +38,14 @@ extension ManagedObjectContext {
         defer { state.isSaving = false }
         post(ContextChanges(name: .managedObjectContextWillSave), userInfo: [:])
         let saving = try runWillSave()
+        let savingStamp = state.work.changeStamp
         try loadPendingRelationshipEdits()
         processPendingChanges()
         if !state.skipsSaveValidation { try validateForSave(saving) }
         let parent = try requireParentStore()
         assert(state.work.checkConsistency())
         let attempt = try saveResolvingConflicts(to: parent)
-        return finishSave(result: attempt.result)
+        return finishSave(result: attempt.result, pending: (saving, savingStamp))
     }
 
     /// Calls `willSave()` on each changed object; objects changed by those calls get another
@@ -126,12 +127,14 @@ extension ManagedObjectContext {
 
     /// Applies a successful save: the unit of work commits the saved state (permanent IDs, new
     /// base snapshots, cleared changes, deleted objects gone); then the coordinator's row cache,
-    /// `didSave()` and the did-save notifications (whose changes it returns).
+    /// `didSave()` and the did-save notifications (whose changes it returns). `pending` is the
+    /// list of objects the save validated, with the unit of work's stamp when it was taken: it
+    /// is reused when no object joined or left the sets since.
     @discardableResult
-    func finishSave(result: StoreSaveResult) -> ContextChanges {
+    func finishSave(result: StoreSaveResult, pending: (objects: SavedObjects, stamp: UnitOfWork.ChangeStamp)? = nil) -> ContextChanges {
         state.lastPermanentIDs = result
         let isRoot = parent == nil
-        let saved = state.work.applySave(result, versionIncrement: isRoot ? 1 : 0, unlink: unlink)
+        let saved = state.work.applySave(result, versionIncrement: isRoot ? 1 : 0, pending: pending, unlink: unlink)
         if isRoot, let coordinator = persistentStoreCoordinator {
             coordinator.didSave(rowCount: saved.inserted.count + saved.updated.count) {
                 saved.inserted.compactMap(\.snapshot) + saved.updated.compactMap(\.snapshot)

@@ -48,6 +48,9 @@ extension ManagedObject {
         return created
     }
 
+    /// Whether the object holds edits of unloaded to-manys (without copying them).
+    var hasPendingToManyEdits: Bool { sideRecord.map { !$0.pendingToMany.isEmpty } ?? false }
+
     /// Edits of to-manys made while they were not loaded (see ``ObjectSideRecord``).
     var pendingToMany: [Int: ToManyDelta] {
         get { sideRecord?.pendingToMany ?? [:] }

@@ -6,6 +6,17 @@ extension UnitOfWork {
         SavedObjects(inserted: inserted.objects, updated: updated.objects, deleted: deleted.objects)
     }
 
+    /// The three sets' counts of mutations: two equal stamps mean no object joined or left a
+    /// set in between, so a ``pendingObjects`` taken at the first still lists the sets.
+    var changeStamp: ChangeStamp { ChangeStamp(inserted: inserted.mutations, updated: updated.mutations, deleted: deleted.mutations) }
+
+    /// See ``changeStamp``.
+    struct ChangeStamp: Equatable {
+        let inserted: Int
+        let updated: Int
+        let deleted: Int
+    }
+
     // MARK: The change set
 
     /// The stored form of the unsaved changes: one `RowChange` per inserted object (every
@@ -109,9 +120,11 @@ extension UnitOfWork {
     /// store returned, else the old one plus `versionIncrement`: 1 at a root save, 0 in a parent
     /// context) and its to-manys become committed; then every saved object becomes unchanged and
     /// deleted ones leave the context through `unlink` (see ``closeSaved(_:unlink:)``).
+    /// `pending` is a ``pendingObjects`` the caller took earlier, with its ``changeStamp``.
     /// Returns the objects saved. O(saved objects).
-    func applySave(_ result: StoreSaveResult, versionIncrement: Int64, unlink: (ManagedObject) -> Void) -> SavedObjects {
-        let saved = pendingObjects
+    func applySave(_ result: StoreSaveResult, versionIncrement: Int64, pending: (objects: SavedObjects, stamp: ChangeStamp)?, unlink: (ManagedObject) -> Void) -> SavedObjects {
+        // The caller's list of the sets, when they have not changed since it was taken.
+        let saved = pending.flatMap { $0.stamp == changeStamp ? $0.objects : nil } ?? pendingObjects
         // Every permanent ID by temporary ID, made only when needed: for an insert the store did
         // not report at its own position, or for a reference to an inserted object.
         var permanentIDs: [ManagedObjectID: ManagedObjectID]?
