@@ -138,8 +138,8 @@ public struct SaveChangesRequest: @unchecked Sendable {
 /// A `Sendable` value: use it on any thread.
 public struct SaveChangesResult: Sendable {
     /// Temporary IDs of inserted objects and the permanent IDs they received (a permanent ID
-    /// maps to itself). Strata's SQLite store reports its inserts by position instead (see
-    /// `insertedIDs`); ``allPermanentIDs`` has both.
+    /// maps to itself). Strata's own SQLite store reports its inserts by their position in the
+    /// change set instead; ``allPermanentIDs`` has both.
     public var permanentIDs: [ManagedObjectID: ManagedObjectID]
     /// The permanent IDs of the saved change set's inserts by their position in it (the SQLite
     /// store's way: no hashed write and read per inserted object). A position holds the insert's
