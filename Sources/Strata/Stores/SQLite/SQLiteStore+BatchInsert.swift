@@ -46,10 +46,7 @@ extension SQLiteStore {
                         while try statement.step() {}
                     }
                 } catch let error as SQLiteError where error.isConstraintViolation {
-                    var failure = StrataError.sqlite(
-                        error, while: "Batch insert of \(entity.name): row \(row)", url: url, defaultCode: StrataError.Code.managedObjectConstraintMerge)
-                    failure.entityName = entity.name
-                    throw failure
+                    throw constraintFailure(error, while: "Batch insert of \(entity.name): row \(row)", entity: entity, objectID: nil)
                 }
                 statement.reset()
                 guard let written, !upserts || connection.changes > 0 else {

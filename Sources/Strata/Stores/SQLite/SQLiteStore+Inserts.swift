@@ -52,7 +52,9 @@ extension SQLiteStore {
                         // count is its place in the chunk (the save's transaction is rolled
                         // back after this error).
                         let failed = connection.changes
-                        throw insertFailure(error, entity: entity, objectID: failed >= 0 && failed < chunk.rows ? inserts[rows[start + failed].position].objectID : nil)
+                        throw constraintFailure(
+                            error, while: "Inserting \(entity.name)", entity: entity,
+                            objectID: failed >= 0 && failed < chunk.rows ? inserts[rows[start + failed].position].objectID : nil)
                     }
                     start += chunk.rows
                 }
@@ -76,17 +78,8 @@ extension SQLiteStore {
         do {
             try statement.execute()
         } catch let error as SQLiteError where error.isConstraintViolation {
-            throw insertFailure(error, entity: insert.objectID.entity, objectID: insert.objectID)
+            throw constraintFailure(error, while: "Inserting \(insert.objectID.entity.name)", entity: insert.objectID.entity, objectID: insert.objectID)
         }
-    }
-
-    /// The error of an INSERT of `entity`'s rows that violated a constraint, naming the object
-    /// whose row failed when it is known.
-    private func insertFailure(_ error: SQLiteError, entity: EntityDescription, objectID: ManagedObjectID?) -> StrataError {
-        var failure = StrataError.sqlite(error, while: "Inserting \(entity.name)", url: url, defaultCode: StrataError.Code.managedObjectConstraintMerge)
-        failure.entityName = entity.name
-        failure.objectID = objectID
-        return failure
     }
 
     /// Binds the row of `insert` to the parameters from `index` on, in the column order of

@@ -66,6 +66,17 @@ extension SQLiteStore {
         return Array((last - Int64(count) + 1)...last)
     }
 
+    /// The error of a write of `entity`'s rows that SQLite refused with `SQLITE_CONSTRAINT` (a
+    /// unique index, for one): Core Data's constraint merge error (133021), saying what was being
+    /// done (`what`) and naming the object whose row failed when it is known. Called inside the
+    /// write's transaction, on the writer's thread.
+    func constraintFailure(_ error: SQLiteError, while what: String, entity: EntityDescription, objectID: ManagedObjectID?) -> StrataError {
+        var failure = StrataError.sqlite(error, while: what, url: url, defaultCode: StrataError.Code.managedObjectConstraintMerge)
+        failure.entityName = entity.name
+        failure.objectID = objectID
+        return failure
+    }
+
     /// Why a write is refused: the store was opened read-only, or it keeps a persistent history
     /// and was opened without tracking.
     func readOnlyError() -> StrataError {

@@ -119,10 +119,7 @@ extension SQLiteStore {
                 if connection.changes > 0 { newVersion = update.baseVersion + 1 }
             }
         } catch let error as SQLiteError where error.isConstraintViolation {
-            var failure = StrataError.sqlite(error, while: "Updating \(entity.name)", url: url, defaultCode: StrataError.Code.managedObjectConstraintMerge)
-            failure.entityName = entity.name
-            failure.objectID = update.objectID
-            throw failure
+            throw constraintFailure(error, while: "Updating \(entity.name)", entity: entity, objectID: update.objectID)
         }
         return newVersion
     }
