@@ -53,18 +53,17 @@ extension ManagedObjectContext {
     private func runWillSave() throws -> SavedObjects {
         // The first pass calls every changed object, walking the sets in place. Most saves end
         // there: no set changed and no object changed during the pass, which the sets' counts
-        // of mutations and one walk tell without recording who was called.
+        // of mutations (the unit of work's stamp) and one walk tell without recording who was
+        // called.
         let first = (state.work.inserted, state.work.updated, state.work.deleted)
-        let mutations = (first.0.mutations, first.1.mutations, first.2.mutations)
+        let stamp = state.work.changeStamp
         for set in [first.0, first.1, first.2] {
             for object in set { object.changedSinceWillSave = false }
         }
         for set in [first.0, first.1, first.2] {
             for object in set { object.willSave() }
         }
-        let setsUnchanged =
-            mutations == (state.work.inserted.mutations, state.work.updated.mutations, state.work.deleted.mutations)
-        if setsUnchanged && !hasObjectChangedSinceWillSave() { return state.work.pendingObjects }
+        if stamp == state.work.changeStamp && !hasObjectChangedSinceWillSave() { return state.work.pendingObjects }
         // Otherwise the general rule: an object changed during a pass (by its own willSave or
         // another's) gets one more call, and so does one that became changed during it.
         var called = Set<ObjectIdentifier>()
@@ -131,7 +130,7 @@ extension ManagedObjectContext {
     /// list of objects the save validated, with the unit of work's stamp when it was taken: it
     /// is reused when no object joined or left the sets since.
     @discardableResult
-    func finishSave(result: StoreSaveResult, pending: (objects: SavedObjects, stamp: UnitOfWork.ChangeStamp)? = nil) -> ContextChanges {
+    func finishSave(result: StoreSaveResult, pending: (objects: SavedObjects, stamp: UnitOfWork.ChangeStamp)) -> ContextChanges {
         state.lastPermanentIDs = result
         let isRoot = parent == nil
         let saved = state.work.applySave(result, versionIncrement: isRoot ? 1 : 0, pending: pending, unlink: unlink)

@@ -15,7 +15,7 @@ struct SavedObjectLifetimeTests {
         try context.performAndWait {
             weak var inserted: ManagedObject?
             weak var updated: ManagedObject?
-            try releasing {
+            do {
                 let owner = ManagedObject(entity: stack.model.entitiesByName["Owner"]!, insertInto: context)
                 owner.setValue("first", forKey: "name")
                 try context.save()
@@ -32,7 +32,4 @@ struct SavedObjectLifetimeTests {
             #expect(context.registeredObjects.isEmpty)
         }
     }
-
-    /// Runs `body`, whose locals are gone when it returns.
-    private func releasing(_ body: () throws -> Void) rethrows { try body() }
 }

@@ -122,9 +122,9 @@ extension UnitOfWork {
     /// deleted ones leave the context through `unlink` (see ``closeSaved(_:unlink:)``).
     /// `pending` is a ``pendingObjects`` the caller took earlier, with its ``changeStamp``.
     /// Returns the objects saved. O(saved objects).
-    func applySave(_ result: StoreSaveResult, versionIncrement: Int64, pending: (objects: SavedObjects, stamp: ChangeStamp)?, unlink: (ManagedObject) -> Void) -> SavedObjects {
+    func applySave(_ result: StoreSaveResult, versionIncrement: Int64, pending: (objects: SavedObjects, stamp: ChangeStamp), unlink: (ManagedObject) -> Void) -> SavedObjects {
         // The caller's list of the sets, when they have not changed since it was taken.
-        let saved = pending.flatMap { $0.stamp == changeStamp ? $0.objects : nil } ?? pendingObjects
+        let saved = pending.stamp == changeStamp ? pending.objects : pendingObjects
         // Every permanent ID by temporary ID, made only when needed: for an insert the store did
         // not report at its own position, or for a reference to an inserted object.
         var permanentIDs: [ManagedObjectID: ManagedObjectID]?
