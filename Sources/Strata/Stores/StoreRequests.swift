@@ -187,6 +187,33 @@ public struct SaveChangesResult: Sendable {
     }
 }
 
+/// The permanent IDs a save handed out, looked up by the readers of its result: by insert
+/// position first (``SaveChangesResult/permanentID(ofInsertAt:temporary:)``, no hashing), else
+/// by temporary ID in a map of every pair (``SaveChangesResult/allPermanentIDs``), made on the
+/// first lookup that needs it: an insert the store did not report at its own position, or a
+/// reference to an inserted object. Used on one thread.
+struct PermanentIDLookup {
+    let result: SaveChangesResult
+    private var map: [ManagedObjectID: ManagedObjectID]?
+
+    init(_ result: SaveChangesResult) { self.result = result }
+
+    /// Whether the save handed out or confirmed any permanent ID (otherwise every lookup is nil).
+    var isEmpty: Bool { !result.hasPermanentIDs }
+
+    /// The permanent ID of the insert at `position` of the saved change set, whose temporary ID
+    /// is `temporary`.
+    @inline(__always) mutating func permanentID(ofInsertAt position: Int, temporary: ManagedObjectID) -> ManagedObjectID? {
+        result.permanentID(ofInsertAt: position, temporary: temporary) ?? permanentID(for: temporary)
+    }
+
+    /// The permanent ID that replaced `temporary`, wherever the save reported it.
+    mutating func permanentID(for temporary: ManagedObjectID) -> ManagedObjectID? {
+        if map == nil { map = result.allPermanentIDs }
+        return map?[temporary]
+    }
+}
+
 /// What a store keeps for one pinned query generation (a held read transaction, a frozen copy).
 ///
 /// Conforming types are `Sendable`: a pin is made on one thread and released on another.

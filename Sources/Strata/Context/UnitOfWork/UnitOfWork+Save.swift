@@ -125,20 +125,13 @@ extension UnitOfWork {
     func applySave(_ result: StoreSaveResult, versionIncrement: Int64, pending: (objects: SavedObjects, stamp: ChangeStamp), unlink: (ManagedObject) -> Void) -> SavedObjects {
         // The caller's list of the sets, when they have not changed since it was taken.
         let saved = pending.stamp == changeStamp ? pending.objects : pendingObjects
-        // Every permanent ID by temporary ID, made only when needed: for an insert the store did
-        // not report at its own position, or for a reference to an inserted object.
-        var permanentIDs: [ManagedObjectID: ManagedObjectID]?
+        var permanentIDs = PermanentIDLookup(result)
         // New IDs first, so every reference below can be remapped. The change set listed the
         // inserts in this order, so each object mostly finds its ID at its own position.
-        if result.hasPermanentIDs {
+        if !permanentIDs.isEmpty {
             for (position, object) in saved.inserted.enumerated() {
                 let old = object.objectID
-                var permanent = result.permanentID(ofInsertAt: position, temporary: old)
-                if permanent == nil {
-                    if permanentIDs == nil { permanentIDs = result.allPermanentIDs }
-                    permanent = permanentIDs?[old]
-                }
-                if let permanent {
+                if let permanent = permanentIDs.permanentID(ofInsertAt: position, temporary: old) {
                     object.objectID = permanent
                     registry.rekey(object, from: old)
                 }
@@ -146,45 +139,32 @@ extension UnitOfWork {
         }
         // One clock reading for every new snapshot: they all hold what the store holds now.
         let now = RowSnapshot.now()
-        for object in saved.inserted { commitValues(of: object, permanentIDs: &permanentIDs, result: result, versionIncrement: versionIncrement, now: now) }
-        for object in saved.updated { commitValues(of: object, permanentIDs: &permanentIDs, result: result, versionIncrement: versionIncrement, now: now) }
+        for object in saved.inserted { commitValues(of: object, permanentIDs: &permanentIDs, versionIncrement: versionIncrement, now: now) }
+        for object in saved.updated { commitValues(of: object, permanentIDs: &permanentIDs, versionIncrement: versionIncrement, now: now) }
         closeSaved(saved, unlink: unlink)
         return saved
     }
 
-    /// The saved values of `object` become its base: references remapped to permanent IDs, a new
-    /// snapshot, committed to-manys. `permanentIDs` is made from `result` on the first
-    /// reference to a temporary ID.
+    /// The saved values of `object` become its base: references remapped to permanent IDs (from
+    /// the save's result, which `permanentIDs` reads), a new snapshot, committed to-manys.
     @inline(__always)
-    private func commitValues(
-        of object: ManagedObject, permanentIDs: inout [ManagedObjectID: ManagedObjectID]?, result: StoreSaveResult, versionIncrement: Int64, now: UInt64
-    ) {
-        if result.hasPermanentIDs {
+    private func commitValues(of object: ManagedObject, permanentIDs: inout PermanentIDLookup, versionIncrement: Int64, now: UInt64) {
+        if !permanentIDs.isEmpty {
             if object.toOneValues.contains(where: { $0?.isTemporaryID == true }) {
-                let map = Self.permanentIDs(&permanentIDs, of: result)
-                object.toOneValues = ContiguousArray(object.toOneValues.map { id in id.map { map[$0] ?? $0 } })
+                object.toOneValues = ContiguousArray(object.toOneValues.map { id in id.map { permanentIDs.permanentID(for: $0) ?? $0 } })
             }
             for slot in object.toManyValues.indices {
                 guard let value = object.toManyValues[slot], value.ids.contains(where: \.isTemporaryID) else { continue }
-                let map = Self.permanentIDs(&permanentIDs, of: result)
-                object.toManyValues[slot] = ToManyValue(value.ids.map { map[$0] ?? $0 })
+                object.toManyValues[slot] = ToManyValue(value.ids.map { permanentIDs.permanentID(for: $0) ?? $0 })
             }
         }
         // A store records only versions other than the base plus the increment (see
         // `SaveChangesResult.versions`); most saves record none.
-        let recorded = result.versions.isEmpty ? nil : result.versions[object.objectID]
+        let recorded = permanentIDs.result.versions.isEmpty ? nil : permanentIDs.result.versions[object.objectID]
         let version = recorded ?? ((object.snapshot?.version ?? 0) + versionIncrement)
         // The snapshot holds what the parent store holds: no transient to-one (the object keeps
         // its own in memory; a rollback or refresh resets it from this snapshot).
         object.snapshot = RowSnapshot(objectID: object.objectID, version: version, attributes: object.attributeValues, toOne: object.entity.layout.storedToOnes(object.toOneValues), fetchedAt: now)
         object.committedToMany = object.toManyValues
-    }
-
-    /// `permanentIDs`, made from `result` on first use.
-    private static func permanentIDs(_ permanentIDs: inout [ManagedObjectID: ManagedObjectID]?, of result: StoreSaveResult) -> [ManagedObjectID: ManagedObjectID] {
-        if let permanentIDs { return permanentIDs }
-        let all = result.allPermanentIDs
-        permanentIDs = all
-        return all
     }
 }

@@ -85,10 +85,11 @@ extension StoreChangeSet {
         for change in toManyChanges { toManyNames[change.owner, default: []].append(change.relationship.name) }
         var seen = Set<ManagedObjectID>()
         seen.reserveCapacity(toManyChanges.isEmpty ? 0 : inserts.count + updates.count)
+        var permanentIDs = PermanentIDLookup(result)
         for index in inserts.indices {
             let temporary = inserts[index].objectID
             if !toManyChanges.isEmpty { seen.insert(temporary) }
-            let permanent = result.permanentID(ofInsertAt: index, temporary: temporary) ?? result.permanentIDs[temporary] ?? temporary
+            let permanent = permanentIDs.permanentID(ofInsertAt: index, temporary: temporary) ?? temporary
             records.append(HistoryChangeRecord(objectID: permanent, type: .insert))
         }
         // Updated rows mostly share one change shape (see `UnitOfWork.makeChangeSet()`): the
@@ -122,14 +123,10 @@ extension StoreChangeSet {
         var deleted = Set<ManagedObjectID>()
         for deletion in deletes { deleted.insert(deletion.objectID) }
         // An object whose only change was a to-many edit is updated too.
-        var permanentIDs: [ManagedObjectID: ManagedObjectID]?
         for change in toManyChanges where !seen.contains(change.owner) && !deleted.contains(change.owner) {
             seen.insert(change.owner)
             var id = change.owner
-            if id.isTemporaryID {
-                if permanentIDs == nil { permanentIDs = result.allPermanentIDs }
-                id = permanentIDs?[id] ?? id
-            }
+            if id.isTemporaryID { id = permanentIDs.permanentID(for: id) ?? id }
             records.append(HistoryChangeRecord(objectID: id, type: .update, updatedProperties: toManyNames[change.owner]))
         }
         for deletion in deletes {
