@@ -33,9 +33,11 @@ public final class IncrementalStoreNode: Sendable {
     static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
     /// Whether the snapshot is young enough for a context with `stalenessInterval` (negative:
-    /// any age; 0: never reuse).
+    /// any age; 0: never reuse). The clock is read only for a non-negative interval: a context's
+    /// default is −1, and every fault a fetch left with its row asks this when it fires.
+    @inline(__always)
     func isFresh(stalenessInterval: TimeInterval) -> Bool {
-        isFresh(stalenessInterval: stalenessInterval, now: Self.now())
+        stalenessInterval < 0 || isFresh(stalenessInterval: stalenessInterval, now: Self.now())
     }
 
     /// Whether the snapshot is young enough at `now` (a reading of ``now()``): for loops that
