@@ -16,6 +16,13 @@ extension ManagedObjectContext {
     /// before a save. With an ``undoManager`` grouping by event, it also closes the undo group
     /// of those changes. Call on the context's queue.
     public func processPendingChanges() {
+        processPendingChanges(recordingSaveSets: false)
+    }
+
+    /// ``processPendingChanges()``; with `recordingSaveSets` (the call that opens a save), the
+    /// sets of inserted and updated objects it posts are kept in `state.postedSaveSets` when
+    /// they hold every insert and update of the unit of work, for the save's did-save.
+    func processPendingChanges(recordingSaveSets: Bool) {
         checkAccess("processPendingChanges()")
         if let undoManager = state.undoManager { undoManager.contextDidEndEvent() }
         guard !state.eventObjects.isEmpty, !state.isPostingChanges else { return }
@@ -46,8 +53,10 @@ extension ManagedObjectContext {
         state.isPostingChanges = true
         defer { state.isPostingChanges = false }
         var userInfo: [String: Any] = [:]
-        if !inserted.isEmpty { userInfo[NotificationKey.insertedObjects] = Set(inserted) }
-        if !updated.isEmpty { userInfo[NotificationKey.updatedObjects] = Set(updated) }
+        let insertedSet = Set(inserted)
+        let updatedSet = Set(updated)
+        if !inserted.isEmpty { userInfo[NotificationKey.insertedObjects] = insertedSet }
+        if !updated.isEmpty { userInfo[NotificationKey.updatedObjects] = updatedSet }
         if !deleted.isEmpty { userInfo[NotificationKey.deletedObjects] = Set(deleted) }
         if !refreshed.isEmpty { userInfo[NotificationKey.refreshedObjects] = Set(refreshed) }
         if !invalidated.isEmpty { userInfo[NotificationKey.invalidatedObjects] = Set(invalidated) }
@@ -55,6 +64,9 @@ extension ManagedObjectContext {
             name: .managedObjectContextObjectsDidChange, inserted: Self.objectIDs(of: inserted),
             updated: Self.objectIDs(of: updated), deleted: Self.objectIDs(of: deleted),
             refreshed: Self.objectIDs(of: refreshed), invalidated: Self.objectIDs(of: invalidated))
+        if recordingSaveSets {
+            state.postedSaveSets = PostedSaveSets(inserted: inserted, insertedSet, updated: updated, updatedSet, updatedIDs: changes.updated, of: state.work)
+        }
         post(changes, userInfo: userInfo)
     }
 
@@ -80,6 +92,35 @@ extension ManagedObjectContext {
     /// notifications (the oldest are dropped beyond). Callable from any thread.
     public func notifications(named name: Notification.Name, bufferLimit: Int = 1_000) -> AsyncStream<ContextChanges> {
         streams.makeStream(name: name, bufferLimit: bufferLimit)
+    }
+}
+
+/// The sets of inserted and updated objects (and the updated objects' IDs) that the
+/// objects-did-change opening a save reported, kept so that the save's did-save reports the same
+/// sets without hashing every object again (in a save of many objects changed in one event, the
+/// two notifications' sets were a fifth of the save). A set is kept only when it holds every
+/// inserted (or updated) object of the unit of work; ``stamp`` then tells whether the unit of
+/// work's sets changed since. The updated IDs are kept only when none is temporary (a permanent
+/// ID never changes; inserted objects get new IDs in the save, so their ID set is always made
+/// again). Confined to the context's queue, like the objects.
+struct PostedSaveSets {
+    let inserted: Set<ManagedObject>?
+    let updated: Set<ManagedObject>?
+    let updatedIDs: Set<ManagedObjectID>?
+    let stamp: UnitOfWork.ChangeStamp
+
+    /// What to keep of one objects-did-change's lists and sets, given the unit of work `work`;
+    /// nil when nothing matches.
+    init?(inserted: [ManagedObject], _ insertedSet: Set<ManagedObject>, updated: [ManagedObject], _ updatedSet: Set<ManagedObject>, updatedIDs: Set<ManagedObjectID>, of work: UnitOfWork) {
+        // An object is listed once per event, so a list as long as the unit of work's set whose
+        // objects all have that change state is that set.
+        let allInserted = inserted.count == work.inserted.count && inserted.allSatisfy { $0.change == .inserted }
+        let allUpdated = updated.count == work.updated.count && updated.allSatisfy { $0.change == .updated }
+        guard allInserted || allUpdated else { return nil }
+        self.inserted = allInserted ? insertedSet : nil
+        self.updated = allUpdated ? updatedSet : nil
+        self.updatedIDs = allUpdated && !updated.contains(where: \.objectID.isTemporaryID) ? updatedIDs : nil
+        stamp = work.changeStamp
     }
 }
 

@@ -32,7 +32,8 @@ extension ManagedObjectContext {
         if state.isSaving {
             throw StrataError(code: StrataError.Code.coreData, message: "save() was called while the context was already saving (from willSave or a notification observer)")
         }
-        processPendingChanges()
+        processPendingChanges(recordingSaveSets: true)
+        defer { state.postedSaveSets = nil }
         guard hasChanges || !state.problemObjects.isEmpty || !state.contextProblems.isEmpty else { return nil }
         state.isSaving = true
         defer { state.isSaving = false }
@@ -133,6 +134,10 @@ extension ManagedObjectContext {
     func finishSave(result: StoreSaveResult, pending: (objects: SavedObjects, stamp: UnitOfWork.ChangeStamp)) -> ContextChanges {
         state.lastPermanentIDs = result
         let isRoot = parent == nil
+        // The sets the save's objects-did-change reported, if the unit of work's sets are still
+        // those (they are what `applySave` saves).
+        let posted = state.postedSaveSets.flatMap { $0.stamp == state.work.changeStamp ? $0 : nil }
+        state.postedSaveSets = nil
         let saved = state.work.applySave(result, versionIncrement: isRoot ? 1 : 0, pending: pending, unlink: unlink)
         if isRoot, let coordinator = persistentStoreCoordinator {
             coordinator.didSave(rowCount: saved.inserted.count + saved.updated.count) {
@@ -148,15 +153,18 @@ extension ManagedObjectContext {
             }
         }
         state.eventObjects.removeAll { $0.eventChanges.isEmpty }
+        let postedInserted = posted?.inserted.flatMap { $0.count == saved.inserted.count ? $0 : nil }
+        let postedUpdated = posted?.updated.flatMap { $0.count == saved.updated.count ? $0 : nil }
+        let postedUpdatedIDs = postedUpdated == nil ? nil : posted?.updatedIDs
         var changes = ContextChanges(
             name: .managedObjectContextDidSave, inserted: Self.objectIDs(of: saved.inserted),
-            updated: Self.objectIDs(of: saved.updated), deleted: Self.objectIDs(of: saved.deleted))
+            updated: postedUpdatedIDs ?? Self.objectIDs(of: saved.updated), deleted: Self.objectIDs(of: saved.deleted))
         changes.traceOrigin = StrataTrace.flowOrigin()
         post(
             changes,
             userInfo: [
-                ManagedObjectContext.NotificationKey.insertedObjects: Set(saved.inserted),
-                ManagedObjectContext.NotificationKey.updatedObjects: Set(saved.updated),
+                ManagedObjectContext.NotificationKey.insertedObjects: postedInserted ?? Set(saved.inserted),
+                ManagedObjectContext.NotificationKey.updatedObjects: postedUpdated ?? Set(saved.updated),
                 ManagedObjectContext.NotificationKey.deletedObjects: Set(saved.deleted),
             ])
         post(ContextChanges(name: .managedObjectContextDidSaveObjectIDs, inserted: changes.inserted, updated: changes.updated, deleted: changes.deleted), userInfo: [:])

@@ -241,6 +241,9 @@ final class ContextState {
     var lastPermanentIDs = SaveChangesResult()
     /// Objects changed in the current event, in order of first change.
     var eventObjects: [ManagedObject] = []
+    /// What the objects-did-change that opened the running save reported, when it was all the
+    /// save's inserts and updates (see ``PostedSaveSets``); taken by the save's did-save.
+    var postedSaveSets: PostedSaveSets?
     /// The objects the latest merge inserted, held until the end of the block on the context's
     /// queue in which it ran (or the next merge), as Core Data's autorelease pool holds them:
     /// `registeredObject(for:)` finds them there (see `ManagedObjectContext+Merge.swift`).
