@@ -17,7 +17,7 @@ extension ManagedObjectContext {
         var needed: [ManagedObjectID] = []
         var neededAt: [Int] = []
         let staleness = stalenessInterval
-        let now = IncrementalStoreNode.now()
+        let now = RowSnapshot.now()
         for position in positions {
             let id = ids[position]
             let object = registeredOrFault(id)

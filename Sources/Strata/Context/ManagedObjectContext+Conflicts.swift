@@ -54,7 +54,7 @@ extension ManagedObjectContext {
         if let object = findRegistered(conflict.objectID) {
             result.cachedSnapshot = object.snapshot?.printable() ?? [:]
             if object.change != .deleted {
-                result.objectSnapshot = RowSnapshot(objectID: object.objectID, version: conflict.oldVersionNumber, attributes: object.attributeValues, toOne: object.toOneValues).printable()
+                result.objectSnapshot = RowSnapshot.make(objectID: object.objectID, version: conflict.oldVersionNumber, attributes: object.attributeValues, toOne: object.toOneValues).printable()
             }
         }
         return result
@@ -195,7 +195,7 @@ extension ManagedObjectContext {
         MergeConflict(
             objectID: object.objectID, oldVersionNumber: 0, newVersionNumber: persisted?.version ?? 0, cachedSnapshot: [:],
             persistedSnapshot: persisted?.printable(),
-            objectSnapshot: RowSnapshot(objectID: object.objectID, version: 0, attributes: object.attributeValues, toOne: object.toOneValues).printable(),
+            objectSnapshot: RowSnapshot.make(objectID: object.objectID, version: 0, attributes: object.attributeValues, toOne: object.toOneValues).printable(),
             constraint: keys, conflictingObjectID: existing)
     }
 

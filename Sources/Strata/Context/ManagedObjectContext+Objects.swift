@@ -126,7 +126,7 @@ extension ManagedObjectContext {
     /// Sizes an object's storage for its entity; inserted objects get default values.
     func prepareStorage(of object: ManagedObject, defaults: Bool) {
         let layout = object.entity.layout
-        object.attributeValues = defaults ? layout.defaultValues : ContiguousArray(repeating: .null, count: layout.storedAttributes.count)
+        object.attributeValues = defaults ? StoredValues(layout.defaultValues) : StoredValues(repeating: .null, count: layout.storedAttributes.count)
         object.toOneValues = ContiguousArray(repeating: nil, count: layout.toOneRelationships.count)
         let empty: [ToManyValue?] = defaults ? Array(repeating: ToManyValue(), count: layout.toManyRelationships.count) : Array(repeating: nil, count: layout.toManyRelationships.count)
         object.toManyValues = empty

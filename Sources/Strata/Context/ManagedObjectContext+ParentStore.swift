@@ -10,7 +10,7 @@ extension ManagedObjectContext: ParentStore {
     /// not part of it (see ``ParentStore``).
     func currentSnapshot(of object: ManagedObject) -> RowSnapshot {
         object.fireFaultIfNeeded()
-        return RowSnapshot(
+        return RowSnapshot.make(
             objectID: object.objectID, version: object.snapshot?.version ?? 0,
             attributes: object.attributeValues, toOne: object.entity.layout.storedToOnes(object.toOneValues))
     }
@@ -86,7 +86,7 @@ extension ManagedObjectContext: ParentStore {
         if wanted.isEmpty { return snapshots }
         return snapshots.map { snapshot in
             guard let temporary = wanted[snapshot.objectID] else { return snapshot }
-            return RowSnapshot(objectID: temporary, version: snapshot.version, attributes: snapshot.attributes, toOne: snapshot.toOne, fetchedAt: snapshot.fetchedAt)
+            return RowSnapshot.make(objectID: temporary, version: snapshot.version, attributes: snapshot.attributes, toOne: snapshot.toOne, fetchedAt: snapshot.fetchedAt)
         }
     }
 
@@ -229,7 +229,7 @@ extension ManagedObjectContext: ParentStore {
         }
         let objectSnapshot =
             childValues.map {
-                RowSnapshot(objectID: id, version: base.version, attributes: $0.attributes, toOne: $0.toOne).printable()
+                RowSnapshot.make(objectID: id, version: base.version, attributes: $0.attributes, toOne: $0.toOne).printable()
             } ?? [:]
         let persisted = gone ? nil : object.map(currentSnapshot)
         return (

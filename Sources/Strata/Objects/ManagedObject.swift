@@ -47,8 +47,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // - changeSetPosition: the position in the unit-of-work set its change state names (see
     //   `Context/UnitOfWork/ChangedObjectSet.swift`); -1 or stale when in none.
     // - snapshot: the values as last loaded from the parent store.
-    // - attributeValues: the current stored-attribute values (shares the snapshot's buffer
-    //   until changed).
+    // - attributeValues: the current stored-attribute values (reads the snapshot's values in
+    //   place until changed, see `Stores/StoredValues.swift`).
     // - toOneValues: the current to-one targets.
     // - changedMask: which properties changed since the last load or save.
     #if DEBUG
@@ -59,7 +59,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var eventChanges: EventChanges = EventChanges()
     var changeSetPosition: Int32 = -1
     var snapshot: RowSnapshot?
-    var attributeValues: ContiguousArray<StoredValue> = []
+    var attributeValues = StoredValues()
     var toOneValues: ContiguousArray<ManagedObjectID?> = []
     var changedMask: ChangeMask = ChangeMask()
     #else
@@ -70,7 +70,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var eventChanges: EventChanges = EventChanges()
     @exclusivity(unchecked) var changeSetPosition: Int32 = -1
     @exclusivity(unchecked) var snapshot: RowSnapshot?
-    @exclusivity(unchecked) var attributeValues: ContiguousArray<StoredValue> = []
+    @exclusivity(unchecked) var attributeValues = StoredValues()
     @exclusivity(unchecked) var toOneValues: ContiguousArray<ManagedObjectID?> = []
     @exclusivity(unchecked) var changedMask: ChangeMask = ChangeMask()
     #endif

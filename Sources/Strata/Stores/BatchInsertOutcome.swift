@@ -36,7 +36,7 @@ extension BatchInsertPlan {
             var next = 0
             let space = backend.token.space(for: entity)
             for row in 0..<count {
-                let attributes = attributes(ofRow: row)
+                let attributes = StoredValues(attributes(ofRow: row))
                 if let existing = matches[row] {
                     changes.updates.append(
                         RowChange(

@@ -22,7 +22,7 @@ final class IncrementalStoreBackend: StoreBackend {
         try options.watcher?.rowsRead(0)
         let rows = try store.fetchRows(StoreFetchRequest(plan: plan), options: options)
         try options.watcher?.finished(rows.count)
-        return rows
+        return rows.map(\.row)
     }
 
     /// IDs of the rows matching a plan, in order (reported to a watcher as rows are).
@@ -106,7 +106,7 @@ final class IncrementalStoreBackend: StoreBackend {
 
     /// The rows of `ids` that still exist (any order).
     func snapshots(for ids: [ManagedObjectID], options: ReadOptions) throws -> [RowSnapshot] {
-        try store.newValuesForObjects(with: ids, options: options)
+        try store.newValuesForObjects(with: ids, options: options).map(\.row)
     }
 
     /// The contents of a to-many relationship for each of `ids` (every owner gets an entry).

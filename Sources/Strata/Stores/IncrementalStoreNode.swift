@@ -1,75 +1,28 @@
-import Dispatch
 import Foundation
 
 /// One object's stored values at one version (Core Data's `NSIncrementalStoreNode`): what a
-/// store returns for a row, and, inside Strata, the snapshot a context keeps of what its parent
-/// store (the coordinator, or a parent context) last reported.
+/// store built on ``IncrementalStore`` returns for a row, and how a save hands it the rows to
+/// write.
 ///
-/// Nodes are immutable and `Sendable`: they are what crosses queues when a context fetches,
-/// fires a fault or merges a save. Inside, attribute values are in stored form (see
-/// `AttributeCodec`) in the slot order of the entity's layout; stores outside Strata make and
-/// read nodes by property name (``init(objectID:values:version:)``, ``value(forKey:)``).
+/// Nodes are immutable and `Sendable`: they cross queues as rows do. Inside, a node carries the
+/// row snapshot Strata's contexts keep (attribute values in stored form, see `AttributeCodec`,
+/// in the slot order of the entity's layout: `Stores/RowSnapshot.swift`); stores outside Strata
+/// make and read nodes by property name (``init(objectID:values:version:)``,
+/// ``value(forKey:)``) or by position (``init(objectID:version:attributeValues:toOneTargets:)``).
 public final class IncrementalStoreNode: Sendable {
+    /// The row the node carries.
+    let row: RowSnapshot
+
+    /// A node carrying `row`.
+    init(row: RowSnapshot) { self.row = row }
+
     /// The object the values belong to.
-    public let objectID: ManagedObjectID
+    public var objectID: ManagedObjectID { row.objectID }
     /// The row version (optimistic-locking counter); 0 for objects never saved.
-    public let version: Int64
-    /// Stored attribute values, by attribute slot.
-    let attributes: ContiguousArray<StoredValue>
-    /// To-one relationship targets, by to-one slot.
-    let toOne: ContiguousArray<ManagedObjectID?>
-    /// When the values were read from the store (monotonic nanoseconds), for `stalenessInterval`.
-    let fetchedAt: UInt64
-
-    init(objectID: ManagedObjectID, version: Int64, attributes: ContiguousArray<StoredValue>, toOne: ContiguousArray<ManagedObjectID?>, fetchedAt: UInt64 = IncrementalStoreNode.now()) {
-        self.objectID = objectID
-        self.version = version
-        self.attributes = attributes
-        self.toOne = toOne
-        self.fetchedAt = fetchedAt
-    }
-
-    /// The monotonic clock snapshots are stamped with.
-    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
-
-    /// Whether the snapshot is young enough for a context with `stalenessInterval` (negative:
-    /// any age; 0: never reuse). The clock is read only for a non-negative interval: a context's
-    /// default is −1, and every fault a fetch left with its row asks this when it fires.
-    @inline(__always)
-    func isFresh(stalenessInterval: TimeInterval) -> Bool {
-        stalenessInterval < 0 || isFresh(stalenessInterval: stalenessInterval, now: Self.now())
-    }
-
-    /// Whether the snapshot is young enough at `now` (a reading of ``now()``): for loops that
-    /// check many snapshots against one clock reading.
-    @inline(__always)
-    func isFresh(stalenessInterval: TimeInterval, now: UInt64) -> Bool {
-        if stalenessInterval < 0 { return true }
-        let age = Double(now &- fetchedAt) / 1_000_000_000
-        return age <= stalenessInterval
-    }
+    public var version: Int64 { row.version }
 
     /// The entity of the object.
     public var entity: EntityDescription { objectID.entity }
-
-    /// The value of a stored attribute by name (nil for unknown names).
-    func storedValue(forKey key: String) -> StoredValue? {
-        guard case .attribute(let slot)? = entity.layout.slot(forKey: key), slot < attributes.count else { return nil }
-        return attributes[slot]
-    }
-
-    /// A printable `[key: value]` rendering, used in conflict reports.
-    func printable() -> [String: String] {
-        var result: [String: String] = [:]
-        let layout = entity.layout
-        for (slot, attribute) in layout.storedAttributes.enumerated() where slot < attributes.count {
-            result[attribute.name] = AttributeCodec.decode(attributes[slot], for: attribute).map { String(describing: $0) } ?? "nil"
-        }
-        for (slot, relationship) in layout.toOneRelationships.enumerated() where slot < toOne.count {
-            result[relationship.name] = toOne[slot].map { $0.uriRepresentation().absoluteString } ?? "nil"
-        }
-        return result
-    }
 
     // MARK: By property name (the public face)
 
@@ -80,7 +33,7 @@ public final class IncrementalStoreNode: Sendable {
     public convenience init(objectID: ManagedObjectID, values: [String: Any], version: Int64) throws {
         let entity = objectID.entity
         let layout = entity.layout
-        var attributes = ContiguousArray<StoredValue>(repeating: .null, count: layout.storedAttributes.count)
+        var attributes = StoredValues(repeating: .null, count: layout.storedAttributes.count)
         var toOne = ContiguousArray<ManagedObjectID?>(repeating: nil, count: layout.toOneRelationships.count)
         for (key, value) in values {
             switch layout.slot(forKey: key) {
@@ -104,7 +57,7 @@ public final class IncrementalStoreNode: Sendable {
                     entityName: entity.name, key: key, objectID: objectID)
             }
         }
-        self.init(objectID: objectID, version: version, attributes: attributes, toOne: toOne)
+        self.init(row: RowSnapshot.make(objectID: objectID, version: version, attributes: attributes, toOne: toOne))
     }
 
     /// The stored attributes of `entity` in the order ``init(objectID:version:attributeValues:toOneTargets:)``
@@ -132,18 +85,28 @@ public final class IncrementalStoreNode: Sendable {
                     "A store node of '\(entity.name)' got \(attributeValues.count) attribute values and \(toOneTargets.count) to-one targets for \(layout.storedAttributes.count) and \(layout.toOneRelationships.count)",
                 entityName: entity.name, objectID: objectID)
         }
-        var attributes = ContiguousArray<StoredValue>(repeating: .null, count: layout.storedAttributes.count)
-        for (slot, value) in attributeValues.enumerated() {
-            guard let value else { continue }
-            switch AttributeCodec.encode(value, for: layout.storedAttributes[slot]) {
-            case .success(let stored): attributes[slot] = stored
-            case .failure(let problem):
-                throw StrataError(code: problem.code, message: problem.message, entityName: entity.name, key: layout.storedAttributes[slot].name, objectID: objectID)
-            }
-        }
         var toOne = ContiguousArray<ManagedObjectID?>(repeating: nil, count: layout.toOneRelationships.count)
         for (slot, target) in toOneTargets.enumerated() where !layout.transientToOneSlots.contains(slot) { toOne[slot] = target }
-        self.init(objectID: objectID, version: version, attributes: attributes, toOne: toOne)
+        // The values are encoded straight into the row; a value of the wrong type is kept as
+        // NULL there (every slot gets a value) and reported once the row is made.
+        var failure: (slot: Int, problem: ValueProblem)?
+        let row = RowSnapshot.make(objectID: objectID, version: version, toOne: toOne, count: layout.storedAttributes.count) { values in
+            for slot in 0..<layout.storedAttributes.count {
+                var stored = StoredValue.null
+                if slot < attributeValues.count, let value = attributeValues[slot], failure == nil {
+                    switch AttributeCodec.encode(value, for: layout.storedAttributes[slot]) {
+                    case .success(let encoded): stored = encoded
+                    case .failure(let problem): failure = (slot, problem)
+                    }
+                }
+                (values + slot).initialize(to: stored)
+            }
+        }
+        if let failure {
+            throw StrataError(
+                code: failure.problem.code, message: failure.problem.message, entityName: entity.name, key: layout.storedAttributes[failure.slot].name, objectID: objectID)
+        }
+        self.init(row: row)
     }
 
     /// The value of a stored attribute (as its Swift type) or a to-one (as a `ManagedObjectID`);
@@ -151,15 +114,12 @@ public final class IncrementalStoreNode: Sendable {
     public func value(forKey key: String) -> Any? {
         let layout = entity.layout
         switch layout.slot(forKey: key) {
-        case .attribute(let slot)? where slot < attributes.count:
-            return AttributeCodec.decode(attributes[slot], for: layout.storedAttributes[slot])
-        case .toOne(let slot)? where slot < toOne.count:
-            return toOne[slot]
+        case .attribute(let slot)? where slot < row.valueCount:
+            return AttributeCodec.decode(row.value(at: slot), for: layout.storedAttributes[slot])
+        case .toOne(let slot)? where slot < row.toOne.count:
+            return row.toOne[slot]
         default:
             return nil
         }
     }
 }
-
-/// The name the context and coordinator use for a node they keep: a snapshot of a row.
-typealias RowSnapshot = IncrementalStoreNode

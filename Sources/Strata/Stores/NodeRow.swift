@@ -4,7 +4,7 @@
 final class NodeResolver {
     private let store: IncrementalStore
     private let options: ReadOptions
-    private var nodes: [ManagedObjectID: IncrementalStoreNode?] = [:]
+    private var nodes: [ManagedObjectID: RowSnapshot?] = [:]
     private var members: [ObjectIdentifier: [ManagedObjectID: [ManagedObjectID]]] = [:]
     /// The first error a relationship load threw (the evaluator's row protocol cannot throw;
     /// `evaluate` rethrows it).
@@ -15,11 +15,11 @@ final class NodeResolver {
         self.options = options
     }
 
-    func node(_ id: ManagedObjectID) -> IncrementalStoreNode? {
+    func node(_ id: ManagedObjectID) -> RowSnapshot? {
         if let known = nodes[id] { return known }
-        var loaded: IncrementalStoreNode?
+        var loaded: RowSnapshot?
         do {
-            loaded = try store.newValuesForObjects(with: [id], options: options).first
+            loaded = try store.newValuesForObjects(with: [id], options: options).first?.row
         } catch {
             if self.error == nil { self.error = error }
         }
@@ -43,13 +43,13 @@ final class NodeResolver {
 
 /// A store's row as the in-memory evaluator reads it.
 struct NodeRow: EvaluationRow {
-    let node: IncrementalStoreNode
+    let node: RowSnapshot
     let resolver: NodeResolver
 
     var evaluationObjectID: ManagedObjectID { node.objectID }
 
     func evaluationAttribute(slot: Int) -> StoredValue {
-        slot < node.attributes.count ? node.attributes[slot] : .null
+        slot < node.valueCount ? node.value(at: slot) : .null
     }
 
     func evaluationToOneID(slot: Int) -> ManagedObjectID? {

@@ -21,7 +21,7 @@ struct RowChange {
     var objectID: ManagedObjectID
     /// The version the context last read (updates); 0 for inserts.
     var baseVersion: Int64
-    var attributes: ContiguousArray<StoredValue>
+    var attributes: StoredValues
     var toOne: ContiguousArray<ManagedObjectID?>
     /// For updates: the attribute slots that changed (all for inserts).
     var changedAttributeSlots: [Int]

@@ -30,10 +30,10 @@ public struct StoreFetchRequest: Sendable {
     /// primary-key order where the sort leaves ties. Throws what those calls throw.
     public func evaluate(_ candidates: [IncrementalStoreNode], in store: IncrementalStore, options: ReadOptions) throws -> [IncrementalStoreNode] {
         let resolver = NodeResolver(store: store, options: options)
-        let rows: [any EvaluationRow] = candidates.sorted { FetchPlan.idOrder($0.objectID, $1.objectID) }.map { NodeRow(node: $0, resolver: resolver) }
+        let rows: [any EvaluationRow] = candidates.sorted { FetchPlan.idOrder($0.objectID, $1.objectID) }.map { NodeRow(node: $0.row, resolver: resolver) }
         let selected = try plan.select(rows)
         if let error = resolver.error { throw error }
-        return selected.compactMap { ($0 as? NodeRow)?.node }
+        return selected.compactMap { ($0 as? NodeRow).map { IncrementalStoreNode(row: $0.node) } }
     }
 }
 
@@ -50,7 +50,7 @@ public struct SaveChangesRequest: @unchecked Sendable {
     /// 0, every stored attribute and to-one (to-ones may name other inserted objects by their
     /// temporary IDs).
     public var insertedObjects: [IncrementalStoreNode] {
-        changes.inserts.map { IncrementalStoreNode(objectID: $0.objectID, version: 0, attributes: $0.attributes, toOne: $0.toOne) }
+        changes.inserts.map { IncrementalStoreNode(row: RowSnapshot.make(objectID: $0.objectID, version: 0, attributes: $0.attributes, toOne: $0.toOne)) }
     }
 
     /// Objects to update.
@@ -71,7 +71,7 @@ public struct SaveChangesRequest: @unchecked Sendable {
 
         /// The object's values after the save (every stored attribute and to-one).
         public var node: IncrementalStoreNode {
-            IncrementalStoreNode(objectID: change.objectID, version: change.baseVersion, attributes: change.attributes, toOne: change.toOne)
+            IncrementalStoreNode(row: RowSnapshot.make(objectID: change.objectID, version: change.baseVersion, attributes: change.attributes, toOne: change.toOne))
         }
         /// The row version the change was based on; the store must hold this version unless
         /// ``ignoresVersion``.

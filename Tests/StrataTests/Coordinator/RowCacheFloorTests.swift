@@ -9,7 +9,7 @@ import Testing
 @Suite("Row cache floors")
 struct RowCacheFloorTests {
     private func row(_ id: ManagedObjectID, version: Int64, age: Int64) -> RowSnapshot {
-        RowSnapshot(objectID: id, version: version, attributes: [.text("x"), .integer(age), .null], toOne: [])
+        RowSnapshot.make(objectID: id, version: version, attributes: [.text("x"), .integer(age), .null], toOne: [])
     }
 
     @Test("a read that began before a save cannot cache its old row after the saved row was released")
@@ -44,7 +44,7 @@ struct RowCacheFloorTests {
         let cache = RowCache(shardCount: 2)
         cache.store([cached])
         // A read that began before the batch request…
-        let racing = RowSnapshot(objectID: ManagedObjectID(entityIdentity: entity, primaryKey: 2, store: token), version: 1, attributes: [.text("x"), .integer(1), .null], toOne: [])
+        let racing = RowSnapshot.make(objectID: ManagedObjectID(entityIdentity: entity, primaryKey: 2, store: token), version: 1, attributes: [.text("x"), .integer(1), .null], toOne: [])
         let committed = RowSnapshot.now()
         cache.invalidateTrees([entity.layout.rootIdentifier], readBefore: committed)
         #expect(cache.snapshot(for: cached.objectID, maxAge: -1) == nil)

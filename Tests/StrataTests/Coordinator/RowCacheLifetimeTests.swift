@@ -21,7 +21,7 @@ struct RowCacheLifetimeTests {
         func id(_ key: Int64) -> ManagedObjectID { ManagedObjectID(entityIdentity: entity, primaryKey: key, store: token) }
 
         func row(_ key: Int64, version: Int64 = 1) -> RowSnapshot {
-            RowSnapshot(objectID: id(key), version: version, attributes: [.text("row \(key)"), .integer(key), .null], toOne: [])
+            RowSnapshot.make(objectID: id(key), version: version, attributes: [.text("row \(key)"), .integer(key), .null], toOne: [])
         }
     }
 

@@ -164,7 +164,12 @@ extension UnitOfWork {
         let version = recorded ?? ((object.snapshot?.version ?? 0) + versionIncrement)
         // The snapshot holds what the parent store holds: no transient to-one (the object keeps
         // its own in memory; a rollback or refresh resets it from this snapshot).
-        object.snapshot = RowSnapshot(objectID: object.objectID, version: version, attributes: object.attributeValues, toOne: object.entity.layout.storedToOnes(object.toOneValues), fetchedAt: now)
+        let snapshot = RowSnapshot.make(
+            objectID: object.objectID, version: version, attributes: object.attributeValues, toOne: object.entity.layout.storedToOnes(object.toOneValues), fetchedAt: now)
+        object.snapshot = snapshot
+        // The object reads its values from the new snapshot again (they are the same values):
+        // its own copy goes once the change set does.
+        object.attributeValues = snapshot.attributes
         object.committedToMany = object.toManyValues
     }
 }

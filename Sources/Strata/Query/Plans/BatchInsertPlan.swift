@@ -207,7 +207,7 @@ extension BatchInsertPlan {
         /// Appends a whole row already in stored form, by slot (from an object's setters, which
         /// convert types but leave range and required checks to the save). Throws for an
         /// integer outside its attribute's range and a required attribute without a value.
-        mutating func appendStoredRow(_ row: ContiguousArray<StoredValue>) throws {
+        mutating func appendStoredRow<Row: RandomAccessCollection<StoredValue>>(_ row: Row) throws where Row.Index == Int {
             given += 1
             guard row.count == width else {
                 throw error("the row has \(row.count) values for \(width) attributes", key: nil, code: StrataError.Code.coreData)

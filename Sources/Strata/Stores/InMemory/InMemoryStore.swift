@@ -60,7 +60,7 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
     // MARK: The public primitives, on the direct paths
 
     override func fetchRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> [IncrementalStoreNode] {
-        try fetchRows(request.plan, options: options)
+        try fetchRows(request.plan, options: options).map(IncrementalStoreNode.init(row:))
     }
 
     override func fetchObjectIDs(_ request: StoreFetchRequest, options: ReadOptions) throws -> [ManagedObjectID] {
@@ -72,7 +72,7 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
     }
 
     override func newValuesForObjects(with ids: [ManagedObjectID], options: ReadOptions) throws -> [IncrementalStoreNode] {
-        try snapshots(for: ids, options: options)
+        try snapshots(for: ids, options: options).map(IncrementalStoreNode.init(row:))
     }
 
     override func newValues(forRelationship relationship: RelationshipDescription, forObjectsWith ids: [ManagedObjectID], options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {
@@ -252,7 +252,7 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         for insert in changes.inserts {
             guard let permanent = result.permanentIDs[insert.objectID], let pk = permanent.primaryKey else { continue }
             let toOne = ContiguousArray(try insert.toOne.map(resolve))
-            let row = RowSnapshot(objectID: permanent, version: 1, attributes: insert.attributes, toOne: toOne)
+            let row = RowSnapshot.make(objectID: permanent, version: 1, attributes: insert.attributes, toOne: toOne)
             try checkUniqueness(row, in: working, index: &uniqueness)
             working.tables[tableName(permanent.entity), default: [:]][pk] = row
             working.index(old: nil, new: row)
@@ -268,7 +268,7 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
                     MergeConflict(
                         objectID: update.objectID, oldVersionNumber: update.baseVersion, newVersionNumber: persisted?.version ?? 0,
                         cachedSnapshot: [:], persistedSnapshot: persisted?.printable(),
-                        objectSnapshot: RowSnapshot(objectID: update.objectID, version: update.baseVersion, attributes: update.attributes, toOne: update.toOne).printable()))
+                        objectSnapshot: RowSnapshot.make(objectID: update.objectID, version: update.baseVersion, attributes: update.attributes, toOne: update.toOne).printable()))
                 continue
             }
             var attributes = existing.attributes
@@ -279,7 +279,7 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
             for slot in update.changedToOneSlots where slot < toOne.count && slot < update.toOne.count {
                 toOne[slot] = try resolve(update.toOne[slot])
             }
-            let row = RowSnapshot(objectID: existing.objectID, version: existing.version + 1, attributes: attributes, toOne: toOne)
+            let row = RowSnapshot.make(objectID: existing.objectID, version: existing.version + 1, attributes: attributes, toOne: toOne)
             try checkUniqueness(row, replacing: existing, in: working, index: &uniqueness)
             working.tables[table]?[pk] = row
             working.index(old: existing, new: row, slots: update.changedToOneSlots)

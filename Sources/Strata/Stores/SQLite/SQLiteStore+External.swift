@@ -69,7 +69,7 @@ extension SQLiteStore {
     }
 
     /// Replaces the references in `slots` of a decoded row's attributes by their bytes.
-    func resolveReferences(_ attributes: inout ContiguousArray<StoredValue>, slots: [Int]) throws {
+    func resolveReferences(_ attributes: inout StoredValues, slots: [Int]) throws {
         for slot in slots where slot < attributes.count {
             if case .text = attributes[slot] { attributes[slot] = try resolvedValue(attributes[slot]) }
         }

@@ -141,12 +141,6 @@ extension SQLiteStore {
             let columns = plan.columns
             let pk = row.int64(at: offset)
             let version = row.int64(at: offset + 2)
-            var attributes = ContiguousArray<StoredValue>()
-            attributes.reserveCapacity(columns.attributeColumns.count)
-            for column in columns.attributeColumns {
-                attributes.append(row.storedValue(at: offset + Int32(column)))
-            }
-            if !plan.referenceSlots.isEmpty { try store.resolveReferences(&attributes, slots: plan.referenceSlots) }
             var toOne = ContiguousArray<ManagedObjectID?>()
             if !columns.toOneColumns.isEmpty {
                 let relationships = entity.layout.toOneRelationships
@@ -168,7 +162,19 @@ extension SQLiteStore {
                     toOne.append(spaces.id(destination, primaryKey: row.int64(at: keyIndex)))
                 }
             }
-            return RowSnapshot(objectID: spaces.id(entity, primaryKey: pk), version: version, attributes: attributes, toOne: toOne, fetchedAt: fetchedAt)
+            let objectID = spaces.id(entity, primaryKey: pk)
+            let attributeColumns = columns.attributeColumns
+            if !plan.referenceSlots.isEmpty {
+                var attributes = StoredValues(ContiguousArray(attributeColumns.map { row.storedValue(at: offset + Int32($0)) }))
+                try store.resolveReferences(&attributes, slots: plan.referenceSlots)
+                return RowSnapshot.make(objectID: objectID, version: version, attributes: attributes, toOne: toOne, fetchedAt: fetchedAt)
+            }
+            // The values are decoded straight into the snapshot's own storage.
+            return RowSnapshot.make(objectID: objectID, version: version, toOne: toOne, fetchedAt: fetchedAt, count: attributeColumns.count) { values in
+                for (slot, column) in attributeColumns.enumerated() {
+                    (values + slot).initialize(to: row.storedValue(at: offset + Int32(column)))
+                }
+            }
         }
     }
 }

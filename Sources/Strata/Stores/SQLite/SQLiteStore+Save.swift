@@ -216,7 +216,7 @@ extension SQLiteStore {
         }
         let objectSnapshot =
             objectValues.map {
-                RowSnapshot(objectID: id, version: baseVersion, attributes: $0.attributes, toOne: $0.toOne).printable()
+                RowSnapshot.make(objectID: id, version: baseVersion, attributes: $0.attributes, toOne: $0.toOne).printable()
             } ?? [:]
         return MergeConflict(
             objectID: id, oldVersionNumber: baseVersion, newVersionNumber: persisted?.version ?? 0,

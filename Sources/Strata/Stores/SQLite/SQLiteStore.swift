@@ -269,7 +269,7 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
     // MARK: The public primitives, on the direct paths
 
     override func fetchRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> [IncrementalStoreNode] {
-        try fetchRows(request.plan, options: options)
+        try fetchRows(request.plan, options: options).map(IncrementalStoreNode.init(row:))
     }
 
     override func fetchObjectIDs(_ request: StoreFetchRequest, options: ReadOptions) throws -> [ManagedObjectID] {
@@ -281,7 +281,7 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
     }
 
     override func newValuesForObjects(with ids: [ManagedObjectID], options: ReadOptions) throws -> [IncrementalStoreNode] {
-        try snapshots(for: ids, options: options)
+        try snapshots(for: ids, options: options).map(IncrementalStoreNode.init(row:))
     }
 
     override func newValues(forRelationship relationship: RelationshipDescription, forObjectsWith ids: [ManagedObjectID], options: ReadOptions) throws -> [ManagedObjectID: [ManagedObjectID]] {

@@ -1,0 +1,134 @@
+import Dispatch
+import Foundation
+
+/// What a row snapshot holds besides its attribute values (see ``RowSnapshot``).
+struct RowSnapshotHeader {
+    /// The object the values belong to.
+    let objectID: ManagedObjectID
+    /// The row version (optimistic-locking counter); 0 for objects never saved.
+    let version: Int64
+    /// To-one relationship targets, by to-one slot.
+    let toOne: ContiguousArray<ManagedObjectID?>
+    /// When the values were read from the store (monotonic nanoseconds), for `stalenessInterval`.
+    let fetchedAt: UInt64
+    /// How many attribute values follow the header.
+    let count: Int
+}
+
+/// One object's stored values at one version, as Strata keeps them: what a built-in store
+/// returns for a row, and the snapshot a context keeps of what its parent store (the
+/// coordinator, or a parent context) last reported. The attribute values (in stored form, in
+/// the slot order of the entity's layout) live in the same allocation as the rest, so a fetched
+/// row costs one allocation; an object reads its snapshot's values until its first change
+/// (``StoredValues``).
+///
+/// Immutable once made, so `Sendable`: snapshots cross queues when a context fetches, fires a
+/// fault or merges a save. Stores outside Strata see it wrapped in the public
+/// ``IncrementalStoreNode``.
+final class RowSnapshot: @unchecked Sendable {
+    // `@unchecked`: the class has no stored properties; its header and values live in the
+    // memory `ManagedBufferPointer` allocates with it, and nothing writes them after `make`.
+    // (A `ManagedBuffer` subclass cannot be `Sendable`: the standard library marks that
+    // conformance unavailable.)
+    private typealias Storage = ManagedBufferPointer<RowSnapshotHeader, StoredValue>
+
+    /// A snapshot whose `count` attribute values `initializeValues` initializes, each exactly
+    /// once, through the pointer it is given.
+    @inline(__always)
+    static func make(
+        objectID: ManagedObjectID, version: Int64, toOne: ContiguousArray<ManagedObjectID?>, fetchedAt: UInt64 = now(), count: Int,
+        initializingValues initializeValues: (UnsafeMutablePointer<StoredValue>) -> Void
+    ) -> RowSnapshot {
+        let storage = Storage(bufferClass: RowSnapshot.self, minimumCapacity: count) { object, _ in
+            Storage(unsafeBufferObject: object).withUnsafeMutablePointerToElements(initializeValues)
+            return RowSnapshotHeader(objectID: objectID, version: version, toOne: toOne, fetchedAt: fetchedAt, count: count)
+        }
+        return unsafeDowncast(storage.buffer, to: RowSnapshot.self)
+    }
+
+    /// A snapshot of `attributes` (copied into it).
+    static func make(
+        objectID: ManagedObjectID, version: Int64, attributes: StoredValues, toOne: ContiguousArray<ManagedObjectID?>, fetchedAt: UInt64 = now()
+    ) -> RowSnapshot {
+        make(objectID: objectID, version: version, toOne: toOne, fetchedAt: fetchedAt, count: attributes.count) { values in
+            attributes.copyInitialize(into: values)
+        }
+    }
+
+    deinit {
+        Storage(unsafeBufferObject: self).withUnsafeMutablePointers { header, values in
+            values.deinitialize(count: header.pointee.count)
+            header.deinitialize(count: 1)
+        }
+    }
+
+    /// The header, read in place.
+    @inline(__always) private var header: RowSnapshotHeader { Storage(unsafeBufferObject: self).header }
+
+    /// Calls `body` with the first attribute value (``valueCount`` of them follow).
+    @inline(__always)
+    func withValues<Result>(_ body: (UnsafeMutablePointer<StoredValue>) -> Result) -> Result {
+        Storage(unsafeBufferObject: self).withUnsafeMutablePointerToElements(body)
+    }
+
+    /// The object the values belong to.
+    var objectID: ManagedObjectID { header.objectID }
+    /// The row version (optimistic-locking counter); 0 for objects never saved.
+    var version: Int64 { header.version }
+    /// To-one relationship targets, by to-one slot.
+    var toOne: ContiguousArray<ManagedObjectID?> { header.toOne }
+    /// When the values were read from the store (monotonic nanoseconds), for `stalenessInterval`.
+    var fetchedAt: UInt64 { header.fetchedAt }
+    /// How many attribute values the snapshot holds.
+    @inline(__always) var valueCount: Int { header.count }
+    /// The stored attribute values, by attribute slot (sharing this snapshot's storage).
+    @inline(__always) var attributes: StoredValues { StoredValues(row: self) }
+    /// The entity of the object.
+    var entity: EntityDescription { header.objectID.entity }
+
+    /// The value in attribute slot `slot` (which must be below ``valueCount``).
+    @inline(__always)
+    func value(at slot: Int) -> StoredValue {
+        withValues { $0[slot] }
+    }
+
+    /// The monotonic clock snapshots are stamped with.
+    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    /// Whether the snapshot is young enough for a context with `stalenessInterval` (negative:
+    /// any age; 0: never reuse). The clock is read only for a non-negative interval: a context's
+    /// default is −1, and every fault a fetch left with its row asks this when it fires.
+    @inline(__always)
+    func isFresh(stalenessInterval: TimeInterval) -> Bool {
+        stalenessInterval < 0 || isFresh(stalenessInterval: stalenessInterval, now: Self.now())
+    }
+
+    /// Whether the snapshot is young enough at `now` (a reading of ``now()``): for loops that
+    /// check many snapshots against one clock reading.
+    @inline(__always)
+    func isFresh(stalenessInterval: TimeInterval, now: UInt64) -> Bool {
+        if stalenessInterval < 0 { return true }
+        let age = Double(now &- fetchedAt) / 1_000_000_000
+        return age <= stalenessInterval
+    }
+
+    /// The value of a stored attribute by name (nil for unknown names).
+    func storedValue(forKey key: String) -> StoredValue? {
+        guard case .attribute(let slot)? = entity.layout.slot(forKey: key), slot < valueCount else { return nil }
+        return value(at: slot)
+    }
+
+    /// A printable `[key: value]` rendering, used in conflict reports.
+    func printable() -> [String: String] {
+        var result: [String: String] = [:]
+        let layout = entity.layout
+        let toOne = self.toOne
+        for (slot, attribute) in layout.storedAttributes.enumerated() where slot < valueCount {
+            result[attribute.name] = AttributeCodec.decode(value(at: slot), for: attribute).map { String(describing: $0) } ?? "nil"
+        }
+        for (slot, relationship) in layout.toOneRelationships.enumerated() where slot < toOne.count {
+            result[relationship.name] = toOne[slot].map { $0.uriRepresentation().absoluteString } ?? "nil"
+        }
+        return result
+    }
+}
