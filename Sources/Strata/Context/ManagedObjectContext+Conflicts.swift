@@ -229,7 +229,7 @@ extension ManagedObjectContext {
             state.work.markClean(object, because: .merged)
             apply(existing, to: object)
         }
-        object.committedToMany = Array(repeating: nil, count: layout.toManyRelationships.count)
+        object.committedToMany = ToManyValue.unloadedList(count: layout.toManyRelationships.count)
     }
 
     private func mergeDuplicateInsert(_ object: ManagedObject, into earlier: ManagedObject, objectWins: Bool) {

@@ -128,7 +128,7 @@ extension ManagedObjectContext {
         let layout = object.entity.layout
         object.attributeValues = defaults ? StoredValues(layout.defaultValues) : StoredValues(repeating: .null, count: layout.storedAttributes.count)
         object.toOneValues = ContiguousArray(repeating: nil, count: layout.toOneRelationships.count)
-        let empty: [ToManyValue?] = defaults ? Array(repeating: ToManyValue(), count: layout.toManyRelationships.count) : Array(repeating: nil, count: layout.toManyRelationships.count)
+        let empty = defaults ? ToManyValue.emptyList(count: layout.toManyRelationships.count) : ToManyValue.unloadedList(count: layout.toManyRelationships.count)
         object.toManyValues = empty
         object.committedToMany = empty
         object.pendingToMany = [:]
@@ -206,9 +206,9 @@ extension ManagedObjectContext {
         // an unchanged object given new values forgets them (they load again on next use),
         // except transient ones, which no store holds.
         if object.toManyValues.count != toManyCount || (object.change == .none && !object.isFaultStorage) {
-            var toMany = [ToManyValue?](repeating: nil, count: toManyCount)
+            var toMany = ToManyValue.unloadedList(count: toManyCount)
             var committed = toMany
-            if object.toManyValues.count == toManyCount {
+            if object.toManyValues.count == toManyCount && !layout.transientToManySlots.isEmpty {
                 for slot in layout.transientToManySlots {
                     toMany[slot] = object.toManyValues[slot]
                     committed[slot] = slot < object.committedToMany.count ? object.committedToMany[slot] : nil

@@ -60,7 +60,7 @@ extension ManagedObjectContext {
         }
         object.attributeValues = snapshot.attributes
         object.toOneValues = snapshot.toOne
-        object.toManyValues = Array(repeating: nil, count: object.entity.layout.toManyRelationships.count)
+        object.toManyValues = ToManyValue.unloadedList(count: object.entity.layout.toManyRelationships.count)
         object.committedToMany = object.toManyValues
         object.transientValues = object.entity.layout.transientDefaults
         object.changedMask.removeAll()
