@@ -52,7 +52,7 @@ struct StoredValues: RandomAccessCollection, MutableCollection, ExpressibleByArr
         set {
             switch storage {
             case .row(let row):
-                var values = ContiguousArray(StoredValues(row: row))
+                var values = Self.copy(of: row)
                 values[position] = newValue
                 storage = .own(values)
             case .own(var values):
@@ -63,11 +63,13 @@ struct StoredValues: RandomAccessCollection, MutableCollection, ExpressibleByArr
         }
     }
 
-    /// The values as an array of their own (sharing the buffer when they already have one).
-    var array: ContiguousArray<StoredValue> {
-        switch storage {
-        case .row: return ContiguousArray(self)
-        case .own(let values): return values
+    /// An array of `row`'s values (one block copy).
+    private static func copy(of row: RowSnapshot) -> ContiguousArray<StoredValue> {
+        let count = row.valueCount
+        return ContiguousArray(unsafeUninitializedCapacity: count) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            row.withValues { base.initialize(from: $0, count: count) }
+            initialized = count
         }
     }
 
