@@ -45,6 +45,9 @@ final class NodeResolver {
 struct NodeRow: EvaluationRow {
     let node: RowSnapshot
     let resolver: NodeResolver
+    /// The store's node that carries `node`, for a row ``StoreFetchRequest/evaluate(_:in:options:)``
+    /// was given (it returns the store's own nodes); nil for rows reached through relationships.
+    var origin: IncrementalStoreNode? = nil
 
     var evaluationObjectID: ManagedObjectID { node.objectID }
 

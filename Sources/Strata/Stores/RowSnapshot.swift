@@ -112,12 +112,6 @@ final class RowSnapshot: @unchecked Sendable {
         return age <= stalenessInterval
     }
 
-    /// The value of a stored attribute by name (nil for unknown names).
-    func storedValue(forKey key: String) -> StoredValue? {
-        guard case .attribute(let slot)? = entity.layout.slot(forKey: key), slot < valueCount else { return nil }
-        return value(at: slot)
-    }
-
     /// A printable `[key: value]` rendering, used in conflict reports.
     func printable() -> [String: String] {
         var result: [String: String] = [:]

@@ -30,10 +30,10 @@ public struct StoreFetchRequest: Sendable {
     /// primary-key order where the sort leaves ties. Throws what those calls throw.
     public func evaluate(_ candidates: [IncrementalStoreNode], in store: IncrementalStore, options: ReadOptions) throws -> [IncrementalStoreNode] {
         let resolver = NodeResolver(store: store, options: options)
-        let rows: [any EvaluationRow] = candidates.sorted { FetchPlan.idOrder($0.objectID, $1.objectID) }.map { NodeRow(node: $0.row, resolver: resolver) }
+        let rows: [any EvaluationRow] = candidates.sorted { FetchPlan.idOrder($0.objectID, $1.objectID) }.map { NodeRow(node: $0.row, resolver: resolver, origin: $0) }
         let selected = try plan.select(rows)
         if let error = resolver.error { throw error }
-        return selected.compactMap { ($0 as? NodeRow).map { IncrementalStoreNode(row: $0.node) } }
+        return selected.compactMap { ($0 as? NodeRow)?.origin }
     }
 }
 
