@@ -127,7 +127,7 @@ extension ManagedObjectContext {
     func prepareStorage(of object: ManagedObject, defaults: Bool) {
         let layout = object.entity.layout
         object.attributeValues = defaults ? StoredValues(layout.defaultValues) : StoredValues(repeating: .null, count: layout.storedAttributes.count)
-        object.toOneValues = ContiguousArray(repeating: nil, count: layout.toOneRelationships.count)
+        object.toOneValues = ToOneValues.none(count: layout.toOneRelationships.count)
         let empty = defaults ? ToManyValue.emptyList(count: layout.toManyRelationships.count) : ToManyValue.unloadedList(count: layout.toManyRelationships.count)
         object.toManyValues = empty
         object.committedToMany = empty

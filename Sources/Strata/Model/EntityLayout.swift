@@ -175,7 +175,7 @@ final class EntityLayout: @unchecked Sendable {
     /// `values` (an object's to-one targets, by slot) as a store and a snapshot hold them: the
     /// transient slots nil. Returns `values` itself when the entity has no transient to-one.
     @inline(__always)
-    func storedToOnes(_ values: ContiguousArray<ManagedObjectID?>) -> ContiguousArray<ManagedObjectID?> {
+    func storedToOnes<Targets: MutableCollection<ManagedObjectID?>>(_ values: Targets) -> Targets where Targets.Index == Int {
         if transientToOneSlots.isEmpty { return values }
         var stored = values
         for slot in transientToOneSlots where slot < stored.count { stored[slot] = nil }
@@ -186,7 +186,7 @@ final class EntityLayout: @unchecked Sendable {
     /// `current` (the object's values in memory): new stored values leave transient ones as
     /// they are. Returns `stored` itself when the entity has no transient to-one.
     @inline(__always)
-    func toOnes(_ stored: ContiguousArray<ManagedObjectID?>, keepingTransientOf current: ContiguousArray<ManagedObjectID?>) -> ContiguousArray<ManagedObjectID?> {
+    func toOnes<Targets: MutableCollection<ManagedObjectID?>>(_ stored: Targets, keepingTransientOf current: Targets) -> Targets where Targets.Index == Int {
         if transientToOneSlots.isEmpty { return stored }
         var merged = stored
         for slot in transientToOneSlots where slot < merged.count && slot < current.count { merged[slot] = current[slot] }

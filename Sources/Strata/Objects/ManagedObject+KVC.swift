@@ -91,7 +91,7 @@ extension ManagedObject {
                 let attribute = layout.storedAttributes[slot]
                 result[name] = slot < snapshot.attributes.count ? (AttributeCodec.decode(snapshot.attributes[slot], for: attribute) ?? NSNull()) : NSNull()
             case .toOne(let slot)?:
-                let id = slot < snapshot.toOne.count ? snapshot.toOne[slot] : nil
+                let id = slot < snapshot.toOneCount ? snapshot.toOne(at: slot) : nil
                 result[name] = id.map { link?.objectForRelationship($0) as Any } ?? NSNull()
             case .toMany(let slot)?:
                 let relationship = layout.toManyRelationships[slot]

@@ -60,7 +60,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var changeSetPosition: Int32 = -1
     var snapshot: RowSnapshot?
     var attributeValues = StoredValues()
-    var toOneValues: ContiguousArray<ManagedObjectID?> = []
+    var toOneValues = ToOneValues()
     var changedMask: ChangeMask = ChangeMask()
     #else
     @exclusivity(unchecked) var registry: ObjectRegistry?
@@ -71,7 +71,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var changeSetPosition: Int32 = -1
     @exclusivity(unchecked) var snapshot: RowSnapshot?
     @exclusivity(unchecked) var attributeValues = StoredValues()
-    @exclusivity(unchecked) var toOneValues: ContiguousArray<ManagedObjectID?> = []
+    @exclusivity(unchecked) var toOneValues = ToOneValues()
     @exclusivity(unchecked) var changedMask: ChangeMask = ChangeMask()
     #endif
     /// The object's context, reached through its registry (see ``ObjectRegistry/owner``).

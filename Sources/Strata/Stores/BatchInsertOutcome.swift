@@ -26,7 +26,7 @@ extension BatchInsertPlan {
         guard count > 0 else { return BatchInsertOutcome() }
         let attempts = 8
         let allSlots = Array(0..<width)
-        let noToOnes = ContiguousArray<ManagedObjectID?>(repeating: nil, count: entity.layout.toOneRelationships.count)
+        let noToOnes = ToOneValues(repeating: nil, count: entity.layout.toOneRelationships.count)
         for attempt in 1...attempts {
             let matches = try existingMatches(on: backend)
             let keys = try backend.allocatePrimaryKeys(for: entity, count: matches.reduce(0) { $0 + ($1 == nil ? 1 : 0) })

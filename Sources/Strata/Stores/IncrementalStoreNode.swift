@@ -34,7 +34,7 @@ public final class IncrementalStoreNode: Sendable {
         let entity = objectID.entity
         let layout = entity.layout
         var attributes = StoredValues(repeating: .null, count: layout.storedAttributes.count)
-        var toOne = ContiguousArray<ManagedObjectID?>(repeating: nil, count: layout.toOneRelationships.count)
+        var toOne = ToOneValues(repeating: nil, count: layout.toOneRelationships.count)
         for (key, value) in values {
             switch layout.slot(forKey: key) {
             case .attribute(let slot)?:
@@ -85,12 +85,15 @@ public final class IncrementalStoreNode: Sendable {
                     "A store node of '\(entity.name)' got \(attributeValues.count) attribute values and \(toOneTargets.count) to-one targets for \(layout.storedAttributes.count) and \(layout.toOneRelationships.count)",
                 entityName: entity.name, objectID: objectID)
         }
-        var toOne = ContiguousArray<ManagedObjectID?>(repeating: nil, count: layout.toOneRelationships.count)
-        for (slot, target) in toOneTargets.enumerated() where !layout.transientToOneSlots.contains(slot) { toOne[slot] = target }
-        // The values are encoded straight into the row; a value of the wrong type is kept as
-        // NULL there (every slot gets a value) and reported once the row is made.
+        // The values and targets are encoded straight into the row; a value of the wrong type is
+        // kept as NULL there (every slot gets a value) and reported once the row is made.
         var failure: (slot: Int, problem: ValueProblem)?
-        let row = RowSnapshot.make(objectID: objectID, version: version, toOne: toOne, count: layout.storedAttributes.count) { values in
+        let toOneCount = layout.toOneRelationships.count
+        let row = RowSnapshot.make(objectID: objectID, version: version, count: layout.storedAttributes.count, toOneCount: toOneCount) { values, targets in
+            for slot in 0..<toOneCount {
+                let stored = slot < toOneTargets.count && !layout.transientToOneSlots.contains(slot) ? toOneTargets[slot] : nil
+                (targets + slot).initialize(to: stored)
+            }
             for slot in 0..<layout.storedAttributes.count {
                 var stored = StoredValue.null
                 if slot < attributeValues.count, let value = attributeValues[slot], failure == nil {
@@ -116,8 +119,8 @@ public final class IncrementalStoreNode: Sendable {
         switch layout.slot(forKey: key) {
         case .attribute(let slot)? where slot < row.valueCount:
             return AttributeCodec.decode(row.value(at: slot), for: layout.storedAttributes[slot])
-        case .toOne(let slot)? where slot < row.toOne.count:
-            return row.toOne[slot]
+        case .toOne(let slot)? where slot < row.toOneCount:
+            return row.toOne(at: slot)
         default:
             return nil
         }

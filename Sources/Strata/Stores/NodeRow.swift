@@ -56,7 +56,7 @@ struct NodeRow: EvaluationRow {
     }
 
     func evaluationToOneID(slot: Int) -> ManagedObjectID? {
-        slot < node.toOne.count ? node.toOne[slot] : nil
+        slot < node.toOneCount ? node.toOne(at: slot) : nil
     }
 
     func evaluationToOneRow(slot: Int) -> (any EvaluationRow)? {

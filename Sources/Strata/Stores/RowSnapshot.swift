@@ -7,20 +7,21 @@ struct RowSnapshotHeader {
     let objectID: ManagedObjectID
     /// The row version (optimistic-locking counter); 0 for objects never saved.
     let version: Int64
-    /// To-one relationship targets, by to-one slot.
-    let toOne: ContiguousArray<ManagedObjectID?>
     /// When the values were read from the store (monotonic nanoseconds), for `stalenessInterval`.
     let fetchedAt: UInt64
     /// How many attribute values follow the header.
     let count: Int
+    /// How many to-one targets follow the attribute values.
+    let toOneCount: Int
 }
 
 /// One object's stored values at one version, as Strata keeps them: what a built-in store
 /// returns for a row, and the snapshot a context keeps of what its parent store (the
 /// coordinator, or a parent context) last reported. The attribute values (in stored form, in
-/// the slot order of the entity's layout) live in the same allocation as the rest, so a fetched
-/// row costs one allocation; an object reads its snapshot's values until its first change
-/// (``StoredValues``).
+/// the slot order of the entity's layout) and its to-one targets (by to-one slot) live in the
+/// same allocation as the rest, so a fetched row costs one allocation; an object reads its
+/// snapshot's values and targets until its first change of them (``StoredValues``,
+/// ``ToOneValues``).
 ///
 /// Immutable once made, so `Sendable`: snapshots cross queues when a context fetches, fires a
 /// fault or merges a save. Stores outside Strata see it wrapped in the public
@@ -32,32 +33,46 @@ final class RowSnapshot: @unchecked Sendable {
     // conformance unavailable.)
     private typealias Storage = ManagedBufferPointer<RowSnapshotHeader, StoredValue>
 
-    /// A snapshot whose `count` attribute values `initializeValues` initializes, each exactly
-    /// once, through the pointer it is given.
+    /// The elements after the `count` attribute values that hold `toOneCount` to-one targets
+    /// (the tail is typed as values; the targets' part is bound to their type in `make`).
+    @inline(__always) private static func toOneElements(_ toOneCount: Int) -> Int {
+        if toOneCount == 0 { return 0 }
+        let bytes = toOneCount * MemoryLayout<ManagedObjectID?>.stride
+        return (bytes + MemoryLayout<StoredValue>.stride - 1) / MemoryLayout<StoredValue>.stride
+    }
+
+    /// A snapshot whose `count` attribute values and `toOneCount` to-one targets `initialize`
+    /// initializes, each exactly once, through the two pointers it is given (values, targets).
     @inline(__always)
     static func make(
-        objectID: ManagedObjectID, version: Int64, toOne: ContiguousArray<ManagedObjectID?>, fetchedAt: UInt64 = now(), count: Int,
-        initializingValues initializeValues: (UnsafeMutablePointer<StoredValue>) -> Void
+        objectID: ManagedObjectID, version: Int64, fetchedAt: UInt64 = now(), count: Int, toOneCount: Int,
+        initializing initialize: (UnsafeMutablePointer<StoredValue>, UnsafeMutablePointer<ManagedObjectID?>) -> Void
     ) -> RowSnapshot {
-        let storage = Storage(bufferClass: RowSnapshot.self, minimumCapacity: count) { object, _ in
-            Storage(unsafeBufferObject: object).withUnsafeMutablePointerToElements(initializeValues)
-            return RowSnapshotHeader(objectID: objectID, version: version, toOne: toOne, fetchedAt: fetchedAt, count: count)
+        // The targets sit in the values' tail: their alignment must not exceed a value's.
+        assert(MemoryLayout<ManagedObjectID?>.alignment <= MemoryLayout<StoredValue>.alignment)
+        let storage = Storage(bufferClass: RowSnapshot.self, minimumCapacity: count + toOneElements(toOneCount)) { object, _ in
+            Storage(unsafeBufferObject: object).withUnsafeMutablePointerToElements { values in
+                let targets = UnsafeMutableRawPointer(values + count).bindMemory(to: ManagedObjectID?.self, capacity: toOneCount)
+                initialize(values, targets)
+            }
+            return RowSnapshotHeader(objectID: objectID, version: version, fetchedAt: fetchedAt, count: count, toOneCount: toOneCount)
         }
         return unsafeDowncast(storage.buffer, to: RowSnapshot.self)
     }
 
-    /// A snapshot of `attributes` (copied into it).
-    static func make(
-        objectID: ManagedObjectID, version: Int64, attributes: StoredValues, toOne: ContiguousArray<ManagedObjectID?>, fetchedAt: UInt64 = now()
-    ) -> RowSnapshot {
-        make(objectID: objectID, version: version, toOne: toOne, fetchedAt: fetchedAt, count: attributes.count) { values in
+    /// A snapshot of `attributes` and `toOne` (copied into it).
+    static func make(objectID: ManagedObjectID, version: Int64, attributes: StoredValues, toOne: ToOneValues, fetchedAt: UInt64 = now()) -> RowSnapshot {
+        make(objectID: objectID, version: version, fetchedAt: fetchedAt, count: attributes.count, toOneCount: toOne.count) { values, targets in
             attributes.copyInitialize(into: values)
+            toOne.copyInitialize(into: targets)
         }
     }
 
     deinit {
         Storage(unsafeBufferObject: self).withUnsafeMutablePointers { header, values in
-            values.deinitialize(count: header.pointee.count)
+            let count = header.pointee.count
+            UnsafeMutableRawPointer(values + count).assumingMemoryBound(to: ManagedObjectID?.self).deinitialize(count: header.pointee.toOneCount)
+            values.deinitialize(count: count)
             header.deinitialize(count: 1)
         }
     }
@@ -71,12 +86,22 @@ final class RowSnapshot: @unchecked Sendable {
         Storage(unsafeBufferObject: self).withUnsafeMutablePointerToElements(body)
     }
 
+    /// Calls `body` with the first to-one target (``toOneCount`` of them follow).
+    @inline(__always)
+    func withToOnes<Result>(_ body: (UnsafeMutablePointer<ManagedObjectID?>) -> Result) -> Result {
+        Storage(unsafeBufferObject: self).withUnsafeMutablePointers { header, values in
+            body(UnsafeMutableRawPointer(values + header.pointee.count).assumingMemoryBound(to: ManagedObjectID?.self))
+        }
+    }
+
     /// The object the values belong to.
     var objectID: ManagedObjectID { header.objectID }
     /// The row version (optimistic-locking counter); 0 for objects never saved.
     var version: Int64 { header.version }
-    /// To-one relationship targets, by to-one slot.
-    var toOne: ContiguousArray<ManagedObjectID?> { header.toOne }
+    /// To-one relationship targets, by to-one slot (sharing this snapshot's storage).
+    @inline(__always) var toOne: ToOneValues { ToOneValues(row: self) }
+    /// How many to-one targets the snapshot holds.
+    @inline(__always) var toOneCount: Int { header.toOneCount }
     /// When the values were read from the store (monotonic nanoseconds), for `stalenessInterval`.
     var fetchedAt: UInt64 { header.fetchedAt }
     /// How many attribute values the snapshot holds.
@@ -90,6 +115,12 @@ final class RowSnapshot: @unchecked Sendable {
     @inline(__always)
     func value(at slot: Int) -> StoredValue {
         withValues { $0[slot] }
+    }
+
+    /// The target in to-one slot `slot` (which must be below ``toOneCount``).
+    @inline(__always)
+    func toOne(at slot: Int) -> ManagedObjectID? {
+        withToOnes { $0[slot] }
     }
 
     /// The monotonic clock snapshots are stamped with.
@@ -116,12 +147,11 @@ final class RowSnapshot: @unchecked Sendable {
     func printable() -> [String: String] {
         var result: [String: String] = [:]
         let layout = entity.layout
-        let toOne = self.toOne
         for (slot, attribute) in layout.storedAttributes.enumerated() where slot < valueCount {
             result[attribute.name] = AttributeCodec.decode(value(at: slot), for: attribute).map { String(describing: $0) } ?? "nil"
         }
-        for (slot, relationship) in layout.toOneRelationships.enumerated() where slot < toOne.count {
-            result[relationship.name] = toOne[slot].map { $0.uriRepresentation().absoluteString } ?? "nil"
+        for (slot, relationship) in layout.toOneRelationships.enumerated() where slot < toOneCount {
+            result[relationship.name] = toOne(at: slot).map { $0.uriRepresentation().absoluteString } ?? "nil"
         }
         return result
     }

@@ -22,7 +22,7 @@ struct RowChange {
     /// The version the context last read (updates); 0 for inserts.
     var baseVersion: Int64
     var attributes: StoredValues
-    var toOne: ContiguousArray<ManagedObjectID?>
+    var toOne: ToOneValues
     /// For updates: the attribute slots that changed (all for inserts).
     var changedAttributeSlots: [Int]
     /// For updates: the to-one slots that changed.

@@ -5,15 +5,23 @@ import Testing
 
 /// Core Data: each context has its own copy of an object, and `committedValues(forKeys:)` gives
 /// the values last fetched or saved whatever the object holds now. A fetched object reads its
-/// values from the row snapshot it was loaded with (one snapshot can be shared by several
-/// contexts through the row cache) until its first change (`Stores/StoredValues.swift`): these
-/// tests fail if a change reaches the snapshot, another context or the committed values.
+/// values and to-one targets from the row snapshot it was loaded with (one snapshot can be shared
+/// by several contexts through the row cache) until its first change (`Stores/StoredValues.swift`,
+/// `Stores/ToOneValues.swift`): these tests fail if a change reaches the snapshot, another
+/// context or the committed values.
 @Suite("Values shared with the row snapshot")
 struct SharedSnapshotValueTests {
     static func model() -> ManagedObjectModel {
         let note = EntityDescription(name: "Note")
-        note.properties = [AttributeDescription(name: "title", type: .string), AttributeDescription(name: "rank", type: .integer64)]
-        return ManagedObjectModel(entities: [note])
+        let folder = EntityDescription(name: "Folder")
+        note.properties = [
+            AttributeDescription(name: "title", type: .string), AttributeDescription(name: "rank", type: .integer64),
+            RelationshipDescription(name: "folder", destination: folder, inverse: "notes"),
+        ]
+        folder.properties = [
+            AttributeDescription(name: "name", type: .string), RelationshipDescription(name: "notes", destination: note, inverse: "folder", toMany: true),
+        ]
+        return ManagedObjectModel(entities: [note, folder])
     }
 
     private func fetchNote(in context: ManagedObjectContext) throws -> ManagedObject {
@@ -66,6 +74,64 @@ struct SharedSnapshotValueTests {
             reader.refresh(note, mergeChanges: false)
             #expect(note.value(forKey: "title") as? String == "third")
             #expect(note.value(forKey: "rank") as? Int64 == 1)
+        }
+    }
+
+    private func folderName(of note: ManagedObject) -> String? {
+        (note.value(forKey: "folder") as? ManagedObject)?.value(forKey: "name") as? String
+    }
+
+    private func committedFolderName(of note: ManagedObject) -> String? {
+        (note.committedValues(forKeys: ["folder"])["folder"] as? ManagedObject)?.value(forKey: "name") as? String
+    }
+
+    @Test("a to-one change stays in its own context's object until saved; rollback and a save read the snapshot again", arguments: TestStack.Kind.allCases)
+    func toOneChangeStaysLocal(kind: TestStack.Kind) throws {
+        let stack = try TestStack(model: Self.model(), kind: kind)
+        let writer = stack.newContext()
+        try writer.performAndWait {
+            let folderEntity = try #require(stack.model.entitiesByName["Folder"])
+            let inbox = ManagedObject(entity: folderEntity, insertInto: writer)
+            inbox.setValue("inbox", forKey: "name")
+            ManagedObject(entity: folderEntity, insertInto: writer).setValue("archive", forKey: "name")
+            let note = ManagedObject(entity: try #require(stack.model.entitiesByName["Note"]), insertInto: writer)
+            note.setValue("first", forKey: "title")
+            note.setValue(inbox, forKey: "folder")
+            try writer.save()
+            // After the save the object reads its target from its new snapshot: still the same.
+            #expect(folderName(of: note) == "inbox")
+            #expect(committedFolderName(of: note) == "inbox")
+        }
+        let editor = stack.newContext()
+        let reader = stack.newContext()
+        let edited = try editor.performAndWait { try fetchNote(in: editor).objectID }
+        #expect(try reader.performAndWait { folderName(of: try fetchNote(in: reader)) } == "inbox")
+
+        try editor.performAndWait {
+            let note = try editor.existingObject(with: edited)
+            let archive = try #require(try editor.fetch(FetchRequest<ManagedObject>(entityName: "Folder")).first { $0.value(forKey: "name") as? String == "archive" })
+            note.setValue(archive, forKey: "folder")
+            #expect(folderName(of: note) == "archive")
+            #expect(committedFolderName(of: note) == "inbox")
+            editor.rollback()
+            #expect(folderName(of: note) == "inbox")
+            #expect(note.value(forKey: "title") as? String == "first")
+            note.setValue(archive, forKey: "folder")
+        }
+        #expect(try reader.performAndWait { folderName(of: try fetchNote(in: reader)) } == "inbox")
+        try editor.performAndWait {
+            try editor.save()
+            let note = try editor.existingObject(with: edited)
+            #expect(committedFolderName(of: note) == "archive")
+            // A change after the save copies the saved targets again: the snapshot stays as saved.
+            note.setValue(nil, forKey: "folder")
+            #expect(note.value(forKey: "folder") == nil)
+            #expect(committedFolderName(of: note) == "archive")
+        }
+        try reader.performAndWait {
+            let note = try fetchNote(in: reader)
+            reader.refresh(note, mergeChanges: false)
+            #expect(folderName(of: note) == "archive")
         }
     }
 }

@@ -151,7 +151,7 @@ extension UnitOfWork {
     private func commitValues(of object: ManagedObject, permanentIDs: inout PermanentIDLookup, versionIncrement: Int64, now: UInt64) {
         if !permanentIDs.isEmpty {
             if object.toOneValues.contains(where: { $0?.isTemporaryID == true }) {
-                object.toOneValues = ContiguousArray(object.toOneValues.map { id in id.map { permanentIDs.permanentID(for: $0) ?? $0 } })
+                object.toOneValues = ToOneValues(ContiguousArray(object.toOneValues.map { id in id.map { permanentIDs.permanentID(for: $0) ?? $0 } }))
             }
             for slot in object.toManyValues.indices {
                 guard let value = object.toManyValues[slot], value.ids.contains(where: \.isTemporaryID) else { continue }
@@ -167,9 +167,11 @@ extension UnitOfWork {
         let snapshot = RowSnapshot.make(
             objectID: object.objectID, version: version, attributes: object.attributeValues, toOne: object.entity.layout.storedToOnes(object.toOneValues), fetchedAt: now)
         object.snapshot = snapshot
-        // The object reads its values from the new snapshot again (they are the same values):
-        // its own copy goes once the change set does.
+        // The object reads its values (and, without transient to-ones, its targets) from the
+        // new snapshot again (they are the same values): its own copy goes once the change set
+        // does.
         object.attributeValues = snapshot.attributes
+        if object.entity.layout.transientToOneSlots.isEmpty { object.toOneValues = snapshot.toOne }
         object.committedToMany = object.toManyValues
     }
 }

@@ -251,7 +251,7 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         }
         for insert in changes.inserts {
             guard let permanent = result.permanentIDs[insert.objectID], let pk = permanent.primaryKey else { continue }
-            let toOne = ContiguousArray(try insert.toOne.map(resolve))
+            let toOne = ToOneValues(ContiguousArray(try insert.toOne.map(resolve)))
             let row = RowSnapshot.make(objectID: permanent, version: 1, attributes: insert.attributes, toOne: toOne)
             try checkUniqueness(row, in: working, index: &uniqueness)
             working.tables[tableName(permanent.entity), default: [:]][pk] = row
@@ -382,8 +382,8 @@ extension InMemoryStore.State {
         let relationships = row.entity.layout.toOneRelationships
         for slot in slots ?? Array(relationships.indices) where slot < relationships.count {
             let relationship = relationships[slot]
-            let before = old.flatMap { slot < $0.toOne.count ? $0.toOne[slot]?.primaryKey : nil }
-            let after = new.flatMap { slot < $0.toOne.count ? $0.toOne[slot]?.primaryKey : nil }
+            let before = old.flatMap { slot < $0.toOneCount ? $0.toOne(at: slot)?.primaryKey : nil }
+            let after = new.flatMap { slot < $0.toOneCount ? $0.toOne(at: slot)?.primaryKey : nil }
             if before == after { continue }
             let key = ObjectIdentifier(relationship)
             if let before {
@@ -448,7 +448,7 @@ struct StoredRow: EvaluationRow {
     }
 
     func evaluationToOneID(slot: Int) -> ManagedObjectID? {
-        slot < snapshot.toOne.count ? snapshot.toOne[slot] : nil
+        slot < snapshot.toOneCount ? snapshot.toOne(at: slot) : nil
     }
 
     func evaluationToOneRow(slot: Int) -> (any EvaluationRow)? {

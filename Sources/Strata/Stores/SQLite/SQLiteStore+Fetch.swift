@@ -141,39 +141,41 @@ extension SQLiteStore {
             let columns = plan.columns
             let pk = row.int64(at: offset)
             let version = row.int64(at: offset + 2)
-            var toOne = ContiguousArray<ManagedObjectID?>()
-            if !columns.toOneColumns.isEmpty {
-                let relationships = entity.layout.toOneRelationships
-                toOne.reserveCapacity(relationships.count)
-                for (slot, column) in columns.toOneColumns.enumerated() {
-                    guard let column else {  // transient: no column, never a stored value
-                        toOne.append(nil)
-                        continue
-                    }
-                    let keyIndex = offset + Int32(column.key)
-                    if row.isNull(at: keyIndex) {
-                        toOne.append(nil)
-                        continue
-                    }
+            let objectID = spaces.id(entity, primaryKey: pk)
+            let attributeColumns = columns.attributeColumns
+            let toOneColumns = columns.toOneColumns
+            if !plan.referenceSlots.isEmpty {
+                var attributes = StoredValues(ContiguousArray(attributeColumns.map { row.storedValue(at: offset + Int32($0)) }))
+                try store.resolveReferences(&attributes, slots: plan.referenceSlots)
+                return RowSnapshot.make(objectID: objectID, version: version, fetchedAt: fetchedAt, count: attributes.count, toOneCount: toOneColumns.count) { values, targets in
+                    attributes.copyInitialize(into: values)
+                    decodeToOnes(row, offset: offset, entity: entity, columns: toOneColumns, into: targets)
+                }
+            }
+            // The values and to-one targets are decoded straight into the snapshot's own storage.
+            return RowSnapshot.make(objectID: objectID, version: version, fetchedAt: fetchedAt, count: attributeColumns.count, toOneCount: toOneColumns.count) { values, targets in
+                for (slot, column) in attributeColumns.enumerated() {
+                    (values + slot).initialize(to: row.storedValue(at: offset + Int32(column)))
+                }
+                if !toOneColumns.isEmpty { decodeToOnes(row, offset: offset, entity: entity, columns: toOneColumns, into: targets) }
+            }
+        }
+
+        /// Initializes the targets of the to-one columns (nil for a transient to-one, which has none).
+        private mutating func decodeToOnes(
+            _ row: SQLiteStatement, offset: Int32, entity: EntityDescription, columns: [SQLiteSchema.ToOneColumns?], into targets: UnsafeMutablePointer<ManagedObjectID?>
+        ) {
+            let relationships = entity.layout.toOneRelationships
+            for (slot, column) in columns.enumerated() {
+                var target: ManagedObjectID?
+                if let column, !row.isNull(at: offset + Int32(column.key)) {
                     var destination = relationships[slot].destinationEntity ?? entity
                     if let codeColumn = column.entityCode, let concrete = store.model.entity(forCode: row.int64(at: offset + Int32(codeColumn))) {
                         destination = concrete
                     }
-                    toOne.append(spaces.id(destination, primaryKey: row.int64(at: keyIndex)))
+                    target = spaces.id(destination, primaryKey: row.int64(at: offset + Int32(column.key)))
                 }
-            }
-            let objectID = spaces.id(entity, primaryKey: pk)
-            let attributeColumns = columns.attributeColumns
-            if !plan.referenceSlots.isEmpty {
-                var attributes = StoredValues(ContiguousArray(attributeColumns.map { row.storedValue(at: offset + Int32($0)) }))
-                try store.resolveReferences(&attributes, slots: plan.referenceSlots)
-                return RowSnapshot.make(objectID: objectID, version: version, attributes: attributes, toOne: toOne, fetchedAt: fetchedAt)
-            }
-            // The values are decoded straight into the snapshot's own storage.
-            return RowSnapshot.make(objectID: objectID, version: version, toOne: toOne, fetchedAt: fetchedAt, count: attributeColumns.count) { values in
-                for (slot, column) in attributeColumns.enumerated() {
-                    (values + slot).initialize(to: row.storedValue(at: offset + Int32(column)))
-                }
+                (targets + slot).initialize(to: target)
             }
         }
     }
