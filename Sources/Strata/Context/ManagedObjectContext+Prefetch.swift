@@ -34,6 +34,9 @@ extension ManagedObjectContext {
         if relationship.isToMany { loadedMembers = try loadToManyContents(name, relationship: relationship, of: objects, parent: parent) }
         let shared = !relationship.isToMany || relationship.inverseRelationship.map(\.isToMany) ?? true
         var seen = Set<ObjectIdentifier>()
+        // At least one target an owner for a to-one (and most to-manys): room for them at once,
+        // not a rehash at every doubling.
+        if shared { seen.reserveCapacity(objects.count) }
         var result: [ManagedObject] = []
         var missing: [ManagedObjectID] = []
         /// The object for a target ID (a new fault when unregistered), noted as missing its row.
@@ -49,8 +52,16 @@ extension ManagedObjectContext {
         // Every owner holds the step's targets through one shared array (`targets`); an owner
         // that cannot (a fault, or one holding an earlier step's) keeps its own in its side record.
         let targets = PrefetchedTargets()
+        // The relationship's slot, looked up by name once per entity (the owners mostly share one).
+        var lastLayout: EntityLayout?
+        var propertySlot: PropertySlot?
         for object in objects {
-            switch object.entity.layout.slot(forKey: name) {
+            let layout = object.entity.layout
+            if layout !== lastLayout {
+                lastLayout = layout
+                propertySlot = layout.slot(forKey: name)
+            }
+            switch propertySlot {
             case .toMany(let slot)? where slot < object.toManyValues.count:
                 guard let ids = object.toManyValues[slot]?.ids, !ids.isEmpty else { continue }
                 if object.holdPrefetched(targets) {
