@@ -78,14 +78,15 @@ struct ToOneValues: RandomAccessCollection, MutableCollection, ExpressibleByArra
         }
     }
 
-    /// An array of `row`'s targets (one block copy).
+    /// An array of `row`'s targets (reserved and appended, as `StoredValues` copies values).
     private static func copy(of row: RowSnapshot) -> ContiguousArray<ManagedObjectID?> {
         let count = row.toOneCount
-        return ContiguousArray(unsafeUninitializedCapacity: count) { buffer, initialized in
-            guard let base = buffer.baseAddress else { return }
-            row.withToOnes { base.initialize(from: $0, count: count) }
-            initialized = count
+        var targets = ContiguousArray<ManagedObjectID?>()
+        targets.reserveCapacity(count)
+        row.withToOnes { source in
+            for slot in 0..<count { targets.append(source[slot]) }
         }
+        return targets
     }
 
     /// Copies the targets into the uninitialized memory at `target` (room for ``count`` of them).
