@@ -270,7 +270,7 @@ extension ManagedObjectContext: ParentStore {
             state.registry.rekey(object, from: temporary)
         }
         for object in state.work.inserted.objects + state.work.updated.objects {
-            object.toOneValues = ToOneValues(ContiguousArray(object.toOneValues.map { id in id.flatMap { mapping[$0] ?? $0 } }))
+            object.toOneValues = object.toOneValues.mapped { id in id.flatMap { mapping[$0] ?? $0 } }
             for slot in object.toManyValues.indices {
                 guard let value = object.toManyValues[slot], value.ids.contains(where: \.isTemporaryID) else { continue }
                 object.toManyValues[slot] = ToManyValue(value.ids.map { mapping[$0] ?? $0 })

@@ -48,7 +48,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     //   `Context/UnitOfWork/ChangedObjectSet.swift`); -1 or stale when in none.
     // - snapshot: the values as last loaded from the parent store.
     // - attributeValues: the current stored-attribute values (reads the snapshot's values in
-    //   place until changed, see `Stores/StoredValues.swift`).
+    //   place until changed, see `Stores/SnapshotBackedValues.swift`).
     // - toOneValues: the current to-one targets.
     // - changedMask: which properties changed since the last load or save.
     #if DEBUG

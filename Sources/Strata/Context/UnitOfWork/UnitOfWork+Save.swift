@@ -151,7 +151,7 @@ extension UnitOfWork {
     private func commitValues(of object: ManagedObject, permanentIDs: inout PermanentIDLookup, versionIncrement: Int64, now: UInt64) {
         if !permanentIDs.isEmpty {
             if object.toOneValues.contains(where: { $0?.isTemporaryID == true }) {
-                object.toOneValues = ToOneValues(ContiguousArray(object.toOneValues.map { id in id.map { permanentIDs.permanentID(for: $0) ?? $0 } }))
+                object.toOneValues = object.toOneValues.mapped { id in id.map { permanentIDs.permanentID(for: $0) ?? $0 } }
             }
             for slot in object.toManyValues.indices {
                 guard let value = object.toManyValues[slot], value.ids.contains(where: \.isTemporaryID) else { continue }

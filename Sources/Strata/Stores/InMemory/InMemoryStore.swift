@@ -251,7 +251,7 @@ final class InMemoryStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         }
         for insert in changes.inserts {
             guard let permanent = result.permanentIDs[insert.objectID], let pk = permanent.primaryKey else { continue }
-            let toOne = ToOneValues(ContiguousArray(try insert.toOne.map(resolve)))
+            let toOne = try insert.toOne.mapped(resolve)
             let row = RowSnapshot.make(objectID: permanent, version: 1, attributes: insert.attributes, toOne: toOne)
             try checkUniqueness(row, in: working, index: &uniqueness)
             working.tables[tableName(permanent.entity), default: [:]][pk] = row
