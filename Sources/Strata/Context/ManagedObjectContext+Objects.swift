@@ -60,7 +60,7 @@ extension ManagedObjectContext {
             return
         }
         object.objectID = ManagedObjectID(temporaryFor: entity)
-        prepareStorage(of: object, defaults: true)
+        prepareStorage(of: object, defaults: true, inDraft: true)
         attach(object)
         state.work.insert(object)
         noteEvent(.inserted, for: object)
@@ -124,9 +124,16 @@ extension ManagedObjectContext {
     }
 
     /// Sizes an object's storage for its entity; inserted objects get default values.
-    func prepareStorage(of object: ManagedObject, defaults: Bool) {
+    /// `inDraft`: the defaults are copied into a draft of the object's values at once (see
+    /// `Stores/RowSnapshot.swift`), which its save can publish as its snapshot; else they are
+    /// shared with the entity's layout until the first change.
+    func prepareStorage(of object: ManagedObject, defaults: Bool, inDraft: Bool = false) {
         let layout = object.entity.layout
-        object.attributeValues = defaults ? StoredValues(layout.defaultValues) : StoredValues(repeating: .null, count: layout.storedAttributes.count)
+        if defaults {
+            object.attributeValues = inDraft ? StoredValues(draftOf: layout.defaultValues, objectID: object.objectID) : StoredValues(layout.defaultValues)
+        } else {
+            object.attributeValues = StoredValues(repeating: .null, count: layout.storedAttributes.count)
+        }
         object.toOneValues = ToOneValues.none(count: layout.toOneRelationships.count)
         let empty = defaults ? ToManyValue.emptyList(count: layout.toManyRelationships.count) : ToManyValue.unloadedList(count: layout.toManyRelationships.count)
         object.toManyValues = empty

@@ -45,8 +45,10 @@ extension ManagedObjectContext {
         if !state.skipsSaveValidation { try validateForSave(saving) }
         let parent = try requireParentStore()
         assert(state.work.checkConsistency())
-        let attempt = try saveResolvingConflicts(to: parent)
-        return finishSave(result: attempt.result, pending: (saving, savingStamp))
+        // Only the result is kept: the change set goes before the saved objects take their new
+        // snapshots, so that their values' drafts can become them (`UnitOfWork.commitValues`).
+        let result = try saveResolvingConflicts(to: parent).result
+        return finishSave(result: result, pending: (saving, savingStamp))
     }
 
     /// Calls `willSave()` on each changed object; objects changed by those calls get another

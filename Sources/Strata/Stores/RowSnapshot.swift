@@ -1,18 +1,19 @@
 import Dispatch
 import Foundation
 
-/// What a row snapshot holds besides its attribute values (see ``RowSnapshot``).
+/// What a row snapshot holds besides its attribute values (see ``RowSnapshot``). Written only
+/// while the snapshot is made, or while it is a draft (``RowSnapshot/publish(objectID:version:fetchedAt:toOne:)``).
 struct RowSnapshotHeader {
     /// The object the values belong to.
-    let objectID: ManagedObjectID
+    var objectID: ManagedObjectID
     /// The row version (optimistic-locking counter); 0 for objects never saved.
-    let version: Int64
+    var version: Int64
     /// When the values were read from the store (monotonic nanoseconds), for `stalenessInterval`.
-    let fetchedAt: UInt64
+    var fetchedAt: UInt64
     /// How many attribute values follow the header.
     let count: Int
-    /// How many to-one targets follow the attribute values.
-    let toOneCount: Int
+    /// How many to-one targets follow the attribute values (0 in a draft).
+    var toOneCount: Int
 }
 
 /// One object's stored values at one version, as Strata keeps them: what a built-in store
@@ -26,9 +27,17 @@ struct RowSnapshotHeader {
 /// Immutable once made, so `Sendable`: snapshots cross queues when a context fetches, fires a
 /// fault or merges a save. Stores outside Strata see it wrapped in the public
 /// ``IncrementalStoreNode``.
+///
+/// A *draft* is a snapshot-shaped buffer an object's changed values live in (``StoredValues``
+/// makes one at the first change): values only, with room for the entity's to-one targets.
+/// A save that finds it the only holder of its draft publishes it as the object's new
+/// snapshot, writing the header and the targets in place, instead of copying the values into a
+/// new snapshot.
 final class RowSnapshot: @unchecked Sendable {
     // `@unchecked`: the class has no stored properties; its header and values live in the
-    // memory `ManagedBufferPointer` allocates with it, and nothing writes them after `make`.
+    // memory `ManagedBufferPointer` allocates with it, and nothing writes them after `make`,
+    // except in a draft, which one `StoredValues` holds alone (it checks
+    // `isKnownUniquelyReferenced` before each write) until a save publishes it.
     // (A `ManagedBuffer` subclass cannot be `Sendable`: the standard library marks that
     // conformance unavailable.)
     private typealias Storage = ManagedBufferPointer<RowSnapshotHeader, StoredValue>
@@ -58,6 +67,50 @@ final class RowSnapshot: @unchecked Sendable {
             return RowSnapshotHeader(objectID: objectID, version: version, fetchedAt: fetchedAt, count: count, toOneCount: toOneCount)
         }
         return unsafeDowncast(storage.buffer, to: RowSnapshot.self)
+    }
+
+    /// A draft of `objectID`'s `count` attribute values, which `initialize` initializes, with
+    /// room for `toOneCapacity` to-one targets (see ``publish(objectID:version:fetchedAt:toOne:)``).
+    @inline(__always)
+    static func draft(
+        objectID: ManagedObjectID, version: Int64, count: Int, toOneCapacity: Int, initializing initialize: (UnsafeMutablePointer<StoredValue>) -> Void
+    ) -> RowSnapshot {
+        let storage = Storage(bufferClass: RowSnapshot.self, minimumCapacity: count + toOneElements(toOneCapacity)) { object, _ in
+            Storage(unsafeBufferObject: object).withUnsafeMutablePointerToElements(initialize)
+            return RowSnapshotHeader(objectID: objectID, version: version, fetchedAt: 0, count: count, toOneCount: 0)
+        }
+        return unsafeDowncast(storage.buffer, to: RowSnapshot.self)
+    }
+
+    /// A draft of `source`'s attribute values (a snapshot or another draft), with room for as
+    /// many to-one targets as its entity has.
+    static func draft(copyingValuesOf source: RowSnapshot) -> RowSnapshot {
+        let count = source.valueCount
+        return source.withValues { values in
+            draft(objectID: source.objectID, version: source.version, count: count, toOneCapacity: source.entity.layout.toOneRelationships.count) {
+                $0.initializeElementwise(from: values, count: count)
+            }
+        }
+    }
+
+    /// Makes this draft the snapshot of `objectID` at `version`, read at `fetchedAt`, with
+    /// `toOne`'s targets after its values, in place. Returns `false`, changing nothing, when it
+    /// has no room for them or was published before. Only for a draft its caller holds the only
+    /// reference to (on the queue of the context of the object whose values it held).
+    func publish(objectID: ManagedObjectID, version: Int64, fetchedAt: UInt64, toOne: ToOneValues) -> Bool {
+        let storage = Storage(unsafeBufferObject: self)
+        let capacity = storage.capacity
+        return storage.withUnsafeMutablePointers { header, values in
+            let count = header.pointee.count
+            let toOneCount = toOne.count
+            guard header.pointee.toOneCount == 0, count + Self.toOneElements(toOneCount) <= capacity else { return false }
+            toOne.copyInitialize(into: UnsafeMutableRawPointer(values + count).bindMemory(to: ManagedObjectID?.self, capacity: toOneCount))
+            header.pointee.objectID = objectID
+            header.pointee.version = version
+            header.pointee.fetchedAt = fetchedAt
+            header.pointee.toOneCount = toOneCount
+            return true
+        }
     }
 
     /// A snapshot of `attributes` and `toOne` (copied into it).

@@ -1,32 +1,41 @@
 /// One part of a ``RowSnapshot``'s elements that an object reads in place: the attribute values
-/// (``AttributeSection``) or the to-one targets (``ToOneSection``).
-protocol RowSnapshotSection {
+/// (``AttributePart``) or the to-one targets (``ToOnePart``).
+protocol RowSnapshotPart {
     /// What the part holds, one element a slot.
     associatedtype Element: Sendable
     /// How many elements of the part `row` holds.
     static func count(in row: RowSnapshot) -> Int
     /// Calls `body` with the part's first element in `row` (``count(in:)`` of them follow).
     static func withElements<Result>(of row: RowSnapshot, _ body: (UnsafeMutablePointer<Element>) -> Result) -> Result
+    /// A draft holding a copy of the part of `row` (see ``RowSnapshot``), or `nil` when the part
+    /// is kept in an array of its own once changed.
+    static func draft(copying row: RowSnapshot) -> RowSnapshot?
 }
 
 /// A snapshot's attribute values, by attribute slot.
-enum AttributeSection: RowSnapshotSection {
+enum AttributePart: RowSnapshotPart {
     @inline(__always) static func count(in row: RowSnapshot) -> Int { row.valueCount }
 
     @inline(__always)
     static func withElements<Result>(of row: RowSnapshot, _ body: (UnsafeMutablePointer<StoredValue>) -> Result) -> Result {
         row.withValues(body)
     }
+
+    /// Changed values live in a draft, which a save can publish as the object's next snapshot.
+    @inline(__always) static func draft(copying row: RowSnapshot) -> RowSnapshot? { RowSnapshot.draft(copyingValuesOf: row) }
 }
 
 /// A snapshot's to-one targets, by to-one slot.
-enum ToOneSection: RowSnapshotSection {
+enum ToOnePart: RowSnapshotPart {
     @inline(__always) static func count(in row: RowSnapshot) -> Int { row.toOneCount }
 
     @inline(__always)
     static func withElements<Result>(of row: RowSnapshot, _ body: (UnsafeMutablePointer<ManagedObjectID?>) -> Result) -> Result {
         row.withToOnes(body)
     }
+
+    /// Changed targets live in an array (a save copies them into the values' draft).
+    @inline(__always) static func draft(copying row: RowSnapshot) -> RowSnapshot? { nil }
 
     /// The longest lists of nil targets kept ready to share (see ``ToOneValues/none(count:)``).
     static let sharedListLimit = 16
@@ -36,25 +45,30 @@ enum ToOneSection: RowSnapshotSection {
 }
 
 /// An object's attribute values in stored form, by attribute slot.
-typealias StoredValues = SnapshotBackedValues<AttributeSection>
+typealias StoredValues = SnapshotBackedValues<AttributePart>
 
 /// An object's to-one targets, by to-one slot.
-typealias ToOneValues = SnapshotBackedValues<ToOneSection>
+typealias ToOneValues = SnapshotBackedValues<ToOnePart>
 
 /// One part of an object's stored state (its attribute values, or its to-one targets), by
 /// slot: a collection with value semantics that reads its object's ``RowSnapshot`` in place
 /// until the first change, and then holds its own copy. A fetched object so costs no buffer of
 /// its own: its values and targets stay in the one allocation of its snapshot.
 ///
+/// Changed attribute values live in a draft snapshot (see ``RowSnapshot``) that a save can
+/// publish as the object's next snapshot without copying them again.
+///
 /// Copies share storage; a change to a shared copy copies first (as an array would).
-struct SnapshotBackedValues<Section: RowSnapshotSection>: RandomAccessCollection, MutableCollection, ExpressibleByArrayLiteral, Sendable {
-    typealias Element = Section.Element
+struct SnapshotBackedValues<Part: RowSnapshotPart>: RandomAccessCollection, MutableCollection, ExpressibleByArrayLiteral, Sendable {
+    typealias Element = Part.Element
 
     private enum Storage: Sendable {
-        /// The section of a snapshot, read in place.
+        /// The part of a snapshot, read in place.
         case row(RowSnapshot)
         /// Elements of their own (shared between copies until one changes).
         case own(ContiguousArray<Element>)
+        /// The part of a draft (shared between copies until one changes or a save publishes it).
+        case draft(RowSnapshot)
     }
 
     private var storage: Storage
@@ -62,9 +76,9 @@ struct SnapshotBackedValues<Section: RowSnapshotSection>: RandomAccessCollection
     /// No elements.
     init() { storage = .own([]) }
 
-    /// The section of `row`, read in place (a row whose section is empty is not referenced).
+    /// The part of `row`, read in place (a row whose part is empty is not referenced).
     @inline(__always) init(row: RowSnapshot) {
-        storage = Section.count(in: row) == 0 ? .own([]) : .row(row)
+        storage = Part.count(in: row) == 0 ? .own([]) : .row(row)
     }
 
     /// The elements of `elements` (sharing its buffer until one side changes).
@@ -80,7 +94,7 @@ struct SnapshotBackedValues<Section: RowSnapshotSection>: RandomAccessCollection
 
     @inline(__always) var endIndex: Int {
         switch storage {
-        case .row(let row): return Section.count(in: row)
+        case .row(let row), .draft(let row): return Part.count(in: row)
         case .own(let elements): return elements.count
         }
     }
@@ -89,9 +103,9 @@ struct SnapshotBackedValues<Section: RowSnapshotSection>: RandomAccessCollection
     subscript(position: Int) -> Element {
         get {
             switch storage {
-            case .row(let row):
-                precondition(position >= 0 && position < Section.count(in: row), "Slot out of range")
-                return Section.withElements(of: row) { $0[position] }
+            case .row(let row), .draft(let row):
+                precondition(position >= 0 && position < Part.count(in: row), "Slot out of range")
+                return Part.withElements(of: row) { $0[position] }
             case .own(let elements):
                 return elements[position]
             }
@@ -99,13 +113,29 @@ struct SnapshotBackedValues<Section: RowSnapshotSection>: RandomAccessCollection
         set {
             switch storage {
             case .row(let row):
-                var elements = Self.copy(of: row)
-                elements[position] = newValue
-                storage = .own(elements)
+                precondition(position >= 0 && position < Part.count(in: row), "Slot out of range")
+                if let draft = Part.draft(copying: row) {
+                    Part.withElements(of: draft) { $0[position] = newValue }
+                    storage = .draft(draft)
+                } else {
+                    var elements = Self.copy(of: row)
+                    elements[position] = newValue
+                    storage = .own(elements)
+                }
             case .own(var elements):
                 storage = .own([])  // leaves `elements` the only reference, so it changes in place
                 elements[position] = newValue
                 storage = .own(elements)
+            case .draft(var draft):
+                storage = .own([])  // as above
+                if isKnownUniquelyReferenced(&draft) {
+                    precondition(position >= 0 && position < Part.count(in: draft), "Slot out of range")
+                    Part.withElements(of: draft) { $0[position] = newValue }
+                    storage = .draft(draft)
+                } else {
+                    storage = .row(draft)  // shared: copied into a draft of its own, as a snapshot is
+                    self[position] = newValue
+                }
             }
         }
     }
@@ -119,14 +149,14 @@ struct SnapshotBackedValues<Section: RowSnapshotSection>: RandomAccessCollection
         return Self(elements)
     }
 
-    /// An array of `row`'s section. Reserved and appended: `ContiguousArray(unsafeUninitializedCapacity:)`
+    /// An array of `row`'s part. Reserved and appended: `ContiguousArray(unsafeUninitializedCapacity:)`
     /// is not specialized for the element type and asks the runtime for the array's generic
     /// metadata on every call (perf of the edit pair: two thirds of the copy's time).
     private static func copy(of row: RowSnapshot) -> ContiguousArray<Element> {
-        let count = Section.count(in: row)
+        let count = Part.count(in: row)
         var elements = ContiguousArray<Element>()
         elements.reserveCapacity(count)
-        Section.withElements(of: row) { source in
+        Part.withElements(of: row) { source in
             for slot in 0..<count { elements.append(source[slot]) }
         }
         return elements
@@ -135,22 +165,50 @@ struct SnapshotBackedValues<Section: RowSnapshotSection>: RandomAccessCollection
     /// Copies the elements into the uninitialized memory at `target` (room for ``count`` of them).
     func copyInitialize(into target: UnsafeMutablePointer<Element>) {
         switch storage {
-        case .row(let row):
-            Section.withElements(of: row) { target.initialize(from: $0, count: Section.count(in: row)) }
+        case .row(let row), .draft(let row):
+            Part.withElements(of: row) { target.initializeElementwise(from: $0, count: Part.count(in: row)) }
         case .own(let elements):
             elements.withUnsafeBufferPointer { source in
                 guard let base = source.baseAddress else { return }
-                target.initialize(from: base, count: source.count)
+                target.initializeElementwise(from: base, count: source.count)
             }
         }
     }
 }
 
-extension SnapshotBackedValues where Section == ToOneSection {
+extension SnapshotBackedValues where Part == ToOnePart {
     /// `count` nil targets: what an inserted object starts with. Below
-    /// ``ToOneSection/sharedListLimit`` the list is shared by every object with as many to-ones
+    /// ``ToOnePart/sharedListLimit`` the list is shared by every object with as many to-ones
     /// until one of them sets a target (copy on write), so inserting an object allocates no list.
     static func none(count: Int) -> ToOneValues {
-        ToOneValues(count < ToOneSection.sharedListLimit ? ToOneSection.nilLists[count] : ContiguousArray(repeating: nil, count: count))
+        ToOneValues(count < ToOnePart.sharedListLimit ? ToOnePart.nilLists[count] : ContiguousArray(repeating: nil, count: count))
+    }
+}
+
+extension SnapshotBackedValues where Part == AttributePart {
+    /// `values` in a draft of `objectID`'s values (room for its entity's to-one targets): what an
+    /// inserted object starts with, so that its save can publish them as its snapshot.
+    init(draftOf values: ContiguousArray<StoredValue>, objectID: ManagedObjectID) {
+        let count = values.count
+        let draft = values.withUnsafeBufferPointer { source in
+            RowSnapshot.draft(objectID: objectID, version: 0, count: count, toOneCapacity: objectID.entity.layout.toOneRelationships.count) { target in
+                if let base = source.baseAddress { target.initializeElementwise(from: base, count: count) }
+            }
+        }
+        storage = .draft(draft)
+    }
+
+    /// The object's next snapshot (of `objectID` at `version`, read at `fetchedAt`, with the
+    /// to-one targets `toOne`), made of these values' draft in place when they are in one that
+    /// nothing else holds and that has room for the targets. Then the values are left empty:
+    /// the caller reads them from the snapshot it gets. Otherwise `nil`, and nothing changes.
+    mutating func publishDraft(objectID: ManagedObjectID, version: Int64, fetchedAt: UInt64, toOne: ToOneValues) -> RowSnapshot? {
+        guard case .draft(var draft) = storage else { return nil }
+        storage = .own([])  // leaves `draft` the only reference if nothing else holds it
+        if isKnownUniquelyReferenced(&draft) && draft.publish(objectID: objectID, version: version, fetchedAt: fetchedAt, toOne: toOne) {
+            return draft
+        }
+        storage = .draft(draft)
+        return nil
     }
 }

@@ -6,9 +6,10 @@ import Testing
 /// Core Data: each context has its own copy of an object, and `committedValues(forKeys:)` gives
 /// the values last fetched or saved whatever the object holds now. A fetched object reads its
 /// values and to-one targets from the row snapshot it was loaded with (one snapshot can be shared
-/// by several contexts through the row cache) until its first change (`Stores/StoredValues.swift`,
-/// `Stores/ToOneValues.swift`): these tests fail if a change reaches the snapshot, another
-/// context or the committed values.
+/// by several contexts through the row cache) until its first change, which copies them into a
+/// draft that its save makes its next snapshot when nothing else holds it
+/// (`Stores/SnapshotBackedValues.swift`, `Stores/RowSnapshot.swift`): these tests fail if a
+/// change reaches the snapshot, another context or the committed values.
 @Suite("Values shared with the row snapshot")
 struct SharedSnapshotValueTests {
     static func model() -> ManagedObjectModel {
@@ -132,6 +133,59 @@ struct SharedSnapshotValueTests {
             let note = try fetchNote(in: reader)
             reader.refresh(note, mergeChanges: false)
             #expect(folderName(of: note) == "archive")
+        }
+    }
+
+    @Test("a child's save shares its changed values with the parent: later changes on either side stay on that side", arguments: TestStack.Kind.allCases)
+    func childSaveSharesValues(kind: TestStack.Kind) throws {
+        // Core Data: a child's save pushes its changes into the parent's objects; each context
+        // then has its own copy again, and only the parent's save reaches the store.
+        let stack = try TestStack(model: Self.model(), kind: kind)
+        let parent = stack.newContext()
+        let inserted = try parent.performAndWait {
+            let note = ManagedObject(entity: try #require(stack.model.entitiesByName["Note"]), insertInto: parent)
+            note.setValue("first", forKey: "title")
+            note.setValue(Int64(1), forKey: "rank")
+            try parent.save()
+            // The inserted object's values became its snapshot; they read the same after it.
+            #expect(note.value(forKey: "title") as? String == "first")
+            #expect(note.committedValues(forKeys: ["title"])["title"] as? String == "first")
+            return note.objectID
+        }
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = parent
+        try child.performAndWait {
+            let note = try child.existingObject(with: inserted)
+            note.setValue("child", forKey: "title")
+            try child.save()
+            #expect(note.committedValues(forKeys: ["title"])["title"] as? String == "child")
+            note.setValue(Int64(2), forKey: "rank")
+        }
+        try parent.performAndWait {
+            let note = try parent.existingObject(with: inserted)
+            #expect(note.value(forKey: "title") as? String == "child")
+            #expect(note.value(forKey: "rank") as? Int64 == 1)
+            #expect(note.committedValues(forKeys: ["title"])["title"] as? String == "first")
+            note.setValue("parent", forKey: "title")
+        }
+        try child.performAndWait {
+            let note = try child.existingObject(with: inserted)
+            #expect(note.value(forKey: "title") as? String == "child")
+            #expect(note.value(forKey: "rank") as? Int64 == 2)
+            #expect(note.committedValues(forKeys: ["rank"])["rank"] as? Int64 == 1)
+        }
+        try parent.performAndWait {
+            try parent.save()
+            let note = try parent.existingObject(with: inserted)
+            #expect(note.committedValues(forKeys: ["title"])["title"] as? String == "parent")
+            note.setValue(Int64(3), forKey: "rank")
+            #expect(note.committedValues(forKeys: ["rank"])["rank"] as? Int64 == 1)
+        }
+        let reader = stack.newContext()
+        try reader.performAndWait {
+            let note = try fetchNote(in: reader)
+            #expect(note.value(forKey: "title") as? String == "parent")
+            #expect(note.value(forKey: "rank") as? Int64 == 1)
         }
     }
 }

@@ -163,13 +163,16 @@ extension UnitOfWork {
         let recorded = permanentIDs.result.versions.isEmpty ? nil : permanentIDs.result.versions[object.objectID]
         let version = recorded ?? ((object.snapshot?.version ?? 0) + versionIncrement)
         // The snapshot holds what the parent store holds: no transient to-one (the object keeps
-        // its own in memory; a rollback or refresh resets it from this snapshot).
-        let snapshot = RowSnapshot.make(
-            objectID: object.objectID, version: version, attributes: object.attributeValues, toOne: object.entity.layout.storedToOnes(object.toOneValues), fetchedAt: now)
+        // its own in memory; a rollback or refresh resets it from this snapshot). The values'
+        // draft becomes the snapshot when nothing else holds it (the change set is gone by
+        // now), else they are copied into a new one.
+        let toOne = object.entity.layout.storedToOnes(object.toOneValues)
+        let snapshot =
+            object.attributeValues.publishDraft(objectID: object.objectID, version: version, fetchedAt: now, toOne: toOne)
+            ?? RowSnapshot.make(objectID: object.objectID, version: version, attributes: object.attributeValues, toOne: toOne, fetchedAt: now)
         object.snapshot = snapshot
         // The object reads its values (and, without transient to-ones, its targets) from the
-        // new snapshot again (they are the same values): its own copy goes once the change set
-        // does.
+        // new snapshot again (they are the same values).
         object.attributeValues = snapshot.attributes
         if object.entity.layout.transientToOneSlots.isEmpty { object.toOneValues = snapshot.toOne }
         object.committedToMany = object.toManyValues
