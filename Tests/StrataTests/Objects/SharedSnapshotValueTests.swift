@@ -188,4 +188,49 @@ struct SharedSnapshotValueTests {
             #expect(note.value(forKey: "rank") as? Int64 == 1)
         }
     }
+
+    @Test("an object a child inserted shares its values with the parent after the child's save; later changes stay on their side", arguments: TestStack.Kind.allCases)
+    func childInsertSharesValues(kind: TestStack.Kind) throws {
+        // Core Data: a child's save hands its inserted objects to the parent (still unsaved
+        // there); the child's object and the parent's are separate copies from then on.
+        let stack = try TestStack(model: Self.model(), kind: kind)
+        let parent = stack.newContext()
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = parent
+        let inserted = try child.performAndWait {
+            let note = ManagedObject(entity: try #require(stack.model.entitiesByName["Note"]), insertInto: child)
+            note.setValue("child", forKey: "title")
+            note.setValue(Int64(1), forKey: "rank")
+            try child.save()
+            #expect(note.committedValues(forKeys: ["title"])["title"] as? String == "child")
+            note.setValue(Int64(2), forKey: "rank")
+            #expect(note.committedValues(forKeys: ["rank"])["rank"] as? Int64 == 1)
+            return note.objectID
+        }
+        try parent.performAndWait {
+            let note = try parent.existingObject(with: inserted)
+            #expect(note.isInserted)
+            #expect(note.value(forKey: "rank") as? Int64 == 1)
+            note.setValue("parent", forKey: "title")
+        }
+        try child.performAndWait {
+            let note = try child.existingObject(with: inserted)
+            #expect(note.value(forKey: "title") as? String == "child")
+            #expect(note.value(forKey: "rank") as? Int64 == 2)
+        }
+        try parent.performAndWait {
+            try parent.save()
+            // The save gave the object its permanent ID: the temporary one names nothing now.
+            let note = try fetchNote(in: parent)
+            #expect(!note.objectID.isTemporaryID)
+            #expect(note.committedValues(forKeys: ["title"])["title"] as? String == "parent")
+            #expect(note.committedValues(forKeys: ["rank"])["rank"] as? Int64 == 1)
+        }
+        let reader = stack.newContext()
+        try reader.performAndWait {
+            let note = try fetchNote(in: reader)
+            #expect(note.value(forKey: "title") as? String == "parent")
+            #expect(note.value(forKey: "rank") as? Int64 == 1)
+        }
+    }
 }
