@@ -78,6 +78,16 @@ struct SharedSnapshotValueTests {
         }
     }
 
+    /// Checks what a fresh context fetches from the store: what the last root save wrote.
+    private func expectStoreHolds(title: String, rank: Int64, in stack: TestStack) throws {
+        let reader = stack.newContext()
+        try reader.performAndWait {
+            let note = try fetchNote(in: reader)
+            #expect(note.value(forKey: "title") as? String == title)
+            #expect(note.value(forKey: "rank") as? Int64 == rank)
+        }
+    }
+
     private func folderName(of note: ManagedObject) -> String? {
         (note.value(forKey: "folder") as? ManagedObject)?.value(forKey: "name") as? String
     }
@@ -181,12 +191,7 @@ struct SharedSnapshotValueTests {
             note.setValue(Int64(3), forKey: "rank")
             #expect(note.committedValues(forKeys: ["rank"])["rank"] as? Int64 == 1)
         }
-        let reader = stack.newContext()
-        try reader.performAndWait {
-            let note = try fetchNote(in: reader)
-            #expect(note.value(forKey: "title") as? String == "parent")
-            #expect(note.value(forKey: "rank") as? Int64 == 1)
-        }
+        try expectStoreHolds(title: "parent", rank: 1, in: stack)
     }
 
     @Test("an object a child inserted shares its values with the parent after the child's save; later changes stay on their side", arguments: TestStack.Kind.allCases)
@@ -226,11 +231,6 @@ struct SharedSnapshotValueTests {
             #expect(note.committedValues(forKeys: ["title"])["title"] as? String == "parent")
             #expect(note.committedValues(forKeys: ["rank"])["rank"] as? Int64 == 1)
         }
-        let reader = stack.newContext()
-        try reader.performAndWait {
-            let note = try fetchNote(in: reader)
-            #expect(note.value(forKey: "title") as? String == "parent")
-            #expect(note.value(forKey: "rank") as? Int64 == 1)
-        }
+        try expectStoreHolds(title: "parent", rank: 1, in: stack)
     }
 }
