@@ -143,11 +143,7 @@ extension ManagedObjectContext {
             }
         } else {
             let rows = try parent.fetchRows(plan, options: .default)
-            objects = []
-            objects.reserveCapacity(rows.count)
-            for row in rows {
-                objects.append(register(row, asFault: request.returnsObjectsAsFaults, refresh: request.shouldRefreshRefetchedObjects))
-            }
+            objects = register(rows, asFault: request.returnsObjectsAsFaults, refresh: request.shouldRefreshRefetchedObjects)
         }
         if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty {
             try prefetch(keyPaths, for: objects)
@@ -155,11 +151,24 @@ extension ManagedObjectContext {
         return objects
     }
 
+    /// The registered objects for the rows of one fetch, in the rows' order. Each row's copy is
+    /// handed on to its object (`consume`) instead of being retained once more, and the results
+    /// are written in place instead of appended (appending to an array of class references calls
+    /// the standard library's unspecialized entry points, which retain and release each element).
+    func register(_ rows: [RowSnapshot], asFault: Bool, refresh: Bool) -> [ManagedObject] {
+        [ManagedObject](unsafeUninitializedCapacity: rows.count) { objects, initialized in
+            for row in rows {
+                objects.initializeElement(at: initialized, to: register(consume row, asFault: asFault, refresh: refresh))
+                initialized += 1
+            }
+        }
+    }
+
     /// The registered object for a fetched row, filled (or given the row to fire from).
-    func register(_ row: RowSnapshot, asFault: Bool, refresh: Bool) -> ManagedObject {
+    func register(_ row: consuming RowSnapshot, asFault: Bool, refresh: Bool) -> ManagedObject {
         if let existing = findRegistered(row.objectID) {
             if existing.isFaultStorage {
-                existing.snapshot = row
+                existing.snapshot = copy row
                 existing.faultBatch = nil
                 if !asFault { apply(row, to: existing) }
             } else if refresh && existing.change == .none {

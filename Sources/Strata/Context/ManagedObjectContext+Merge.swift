@@ -6,8 +6,14 @@ extension ManagedObjectContext {
     /// The registered object for `id`, also when the object still carries the temporary ID that
     /// `id` replaced at a root save elsewhere in the tree (it then adopts the permanent ID), or
     /// when `id` is such a temporary ID.
-    func findRegistered(_ id: ManagedObjectID) -> ManagedObject? {
+    @inline(__always) func findRegistered(_ id: ManagedObjectID) -> ManagedObject? {
         if let object = state.registry.object(for: id) { return object }
+        return findRegisteredByAlias(id)
+    }
+
+    /// `findRegistered(_:)` for an ID with no object registered under it: the object under the
+    /// temporary ID it replaced, or under the permanent ID that replaced it.
+    private func findRegisteredByAlias(_ id: ManagedObjectID) -> ManagedObject? {
         guard TemporaryIDAliases.anyRecorded, let aliases = persistentStoreCoordinator?.temporaryIDAliases, aliases.hasEntries else { return nil }
         if id.isTemporaryID {
             if let permanent = aliases.permanent(for: id) { return state.registry.object(for: permanent) }

@@ -112,8 +112,10 @@ extension ManagedObjectContext {
     }
 
     func attach(_ object: ManagedObject) {
-        object.registry = state.registry
-        state.registry.register(object)
+        let registry = state.registry
+        object.registry = registry
+        // Borrowed for the call (the context holds it), not retained once more per object.
+        Unmanaged.passUnretained(registry)._withUnsafeGuaranteedRef { $0.register(object) }
         if retainsRegisteredObjects { state.retained[ObjectIdentifier(object)] = object }
     }
 

@@ -132,7 +132,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     deinit {
-        registry?.unregister(objectID, ifItIs: self)
+        // The registry is borrowed, not retained: this object holds it until the end of `deinit`.
+        registry.map(Unmanaged.passUnretained)?._withUnsafeGuaranteedRef { $0.unregister(deallocating: self) }
     }
 
     // MARK: State

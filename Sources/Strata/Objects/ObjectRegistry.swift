@@ -46,21 +46,29 @@ final class ObjectRegistry {
     #endif
 
     /// The registered object for `id`, if any.
-    func object(for id: ManagedObjectID) -> ManagedObject? {
-        existingTable(for: id)?.object(at: Self.number(of: id))
+    @inline(__always) func object(for id: ManagedObjectID) -> ManagedObject? {
+        existingTable(for: id)?._withUnsafeGuaranteedRef { $0.object(at: Self.number(of: id)) }
     }
 
     /// Registers `object` under its current ID (replacing any other object registered there).
     func register(_ object: ManagedObject) {
-        let id = object.objectID
         let entry = Unmanaged.passUnretained(object)
-        if table(for: id).set(entry, at: Self.number(of: id)) { count += 1 }
+        let number = Self.number(of: object.objectID)
+        if table(for: object.objectID)._withUnsafeGuaranteedRef({ $0.set(entry, at: number) }) { count += 1 }
     }
 
     /// Removes the entry for `id` if it still points to `object`.
     func unregister(_ id: ManagedObjectID, ifItIs object: ManagedObject) {
         let entry = Unmanaged.passUnretained(object)
-        if existingTable(for: id)?.remove(at: Self.number(of: id), ifItIs: entry) == true { count -= 1 }
+        if existingTable(for: id)?._withUnsafeGuaranteedRef({ $0.remove(at: Self.number(of: id), ifItIs: entry) }) == true { count -= 1 }
+    }
+
+    /// Removes the entry of an object being deinitialized (from `ManagedObject`'s `deinit`), if
+    /// it still points to the object. Reads the object's ID in place instead of copying it.
+    func unregister(deallocating object: ManagedObject) {
+        let entry = Unmanaged.passUnretained(object)
+        let number = Self.number(of: object.objectID)
+        if existingTable(for: object.objectID)?._withUnsafeGuaranteedRef({ $0.remove(at: number, ifItIs: entry) }) == true { count -= 1 }
     }
 
     /// Moves `object` from `oldID` to its current ID (temporary → permanent).
@@ -110,15 +118,17 @@ final class ObjectRegistry {
     /// same space needs no key space computed and no hashing. Two are kept, because a save
     /// alternates between temporary and permanent IDs (`rekey`) and a prefetch between owners
     /// and targets. The space is held strongly, so that its address cannot be reused by another
-    /// space while it is compared.
+    /// space while it is compared. The table is not retained: `tables` holds every table for as
+    /// long as the registry lives (it never removes one), and the look-ups on every fetched,
+    /// faulted or deallocated object then neither retain nor release it.
     private struct TableHint {
         var idSpace: ObjectIDSpace?
         var keySpace: KeySpace?
-        var table: PrimaryKeyTable?
+        var table: Unmanaged<PrimaryKeyTable>?
     }
 
     /// The table of `id`'s space if one of the two hints has it (the hit becomes the recent one).
-    @inline(__always) private func hintedTable(for id: ManagedObjectID) -> PrimaryKeyTable? {
+    @inline(__always) private func hintedTable(for id: ManagedObjectID) -> Unmanaged<PrimaryKeyTable>? {
         if id.space === recent.idSpace { return recent.table }
         if id.space === previous.idSpace {
             swap(&recent, &previous)
@@ -127,36 +137,48 @@ final class ObjectRegistry {
         return nil
     }
 
-    private func remember(_ id: ManagedObjectID, _ keySpace: KeySpace, _ table: PrimaryKeyTable) {
+    private func remember(_ id: ManagedObjectID, _ keySpace: KeySpace, _ table: Unmanaged<PrimaryKeyTable>) {
         previous = recent
         recent = TableHint(idSpace: id.space, keySpace: keySpace, table: table)
     }
 
     /// The table of `keySpace` if a hint has it (IDs of two entities of one inheritance tree).
-    private func table(hintedFor keySpace: KeySpace) -> PrimaryKeyTable? {
+    private func table(hintedFor keySpace: KeySpace) -> Unmanaged<PrimaryKeyTable>? {
         if keySpace == recent.keySpace { return recent.table }
         if keySpace == previous.keySpace { return previous.table }
         return nil
     }
 
-    private func existingTable(for id: ManagedObjectID) -> PrimaryKeyTable? {
+    /// The table of `id`'s key space, unretained (see `TableHint`), if it has one. The hinted
+    /// case is inlined into its callers, which then read the ID in place.
+    @inline(__always) private func existingTable(for id: ManagedObjectID) -> Unmanaged<PrimaryKeyTable>? {
         if let table = hintedTable(for: id) { return table }
+        return unhintedExistingTable(for: id)
+    }
+
+    @inline(never) private func unhintedExistingTable(for id: ManagedObjectID) -> Unmanaged<PrimaryKeyTable>? {
         let space = space(of: id)
-        guard let table = table(hintedFor: space) ?? tables[space] else { return nil }
+        guard let table = table(hintedFor: space) ?? tables[space].map(Unmanaged.passUnretained) else { return nil }
         remember(id, space, table)
         return table
     }
 
-    private func table(for id: ManagedObjectID) -> PrimaryKeyTable {
+    /// The table of `id`'s key space, unretained (see `TableHint`), made if it has none. The
+    /// hinted case is inlined into its callers, which then read the ID in place.
+    @inline(__always) private func table(for id: ManagedObjectID) -> Unmanaged<PrimaryKeyTable> {
         if let table = hintedTable(for: id) { return table }
+        return unhintedTable(for: id)
+    }
+
+    @inline(never) private func unhintedTable(for id: ManagedObjectID) -> Unmanaged<PrimaryKeyTable> {
         let space = space(of: id)
-        if let table = table(hintedFor: space) ?? tables[space] {
+        if let table = table(hintedFor: space) ?? tables[space].map(Unmanaged.passUnretained) {
             remember(id, space, table)
             return table
         }
         let table = PrimaryKeyTable()
         tables[space] = table
-        remember(id, space, table)
-        return table
+        remember(id, space, Unmanaged.passUnretained(table))
+        return Unmanaged.passUnretained(table)
     }
 }

@@ -77,12 +77,19 @@ final class PrimaryKeyTable {
         Int(number) & (pageSize - 1)
     }
 
+    /// The page at `pageIndex` of the directory, unretained: `pages` holds it. The look-ups of
+    /// every fetched, faulted or deallocated object go through it without retaining and
+    /// releasing the page.
+    @inline(__always) private func page(at pageIndex: Int) -> Unmanaged<Page>? {
+        guard pageIndex < pages.count, let page = pages[pageIndex] else { return nil }
+        return Unmanaged.passUnretained(page)
+    }
+
     /// The object registered under `number`, if any.
     func object(at number: Int64) -> ManagedObject? {
         guard Self.isDense(number) else { return sparse[number]?.takeUnretainedValue() }
-        let pageIndex = Int(number >> Self.pageShift)
-        guard pageIndex < pages.count, let page = pages[pageIndex] else { return nil }
-        return page.entry(at: Self.slot(of: number))?.takeUnretainedValue()
+        guard let page = page(at: Int(number >> Self.pageShift)) else { return nil }
+        return page._withUnsafeGuaranteedRef { $0.entry(at: Self.slot(of: number)) }?.takeUnretainedValue()
     }
 
     /// Stores `entry` under `number`; returns whether the slot was empty.
@@ -92,16 +99,19 @@ final class PrimaryKeyTable {
         if pageIndex >= pages.count {
             pages.append(contentsOf: repeatElement(nil, count: pageIndex - pages.count + 1))
         }
-        let page: Page
-        if let existing = pages[pageIndex] {
+        let page: Unmanaged<Page>
+        if let existing = self.page(at: pageIndex) {
             page = existing
         } else {
-            page = sparePages.popLast() ?? Page.make()
-            pages[pageIndex] = page
+            let made = sparePages.popLast() ?? Page.make()
+            pages[pageIndex] = made
+            page = Unmanaged.passUnretained(made)
         }
-        let wasEmpty = page.exchange(entry, at: Self.slot(of: number)) == nil
-        if wasEmpty { page.used += 1 }
-        return wasEmpty
+        return page._withUnsafeGuaranteedRef { page in
+            let wasEmpty = page.exchange(entry, at: Self.slot(of: number)) == nil
+            if wasEmpty { page.used += 1 }
+            return wasEmpty
+        }
     }
 
     /// Clears the slot of `number` if it holds `entry`; returns whether it did.
@@ -112,14 +122,19 @@ final class PrimaryKeyTable {
             return true
         }
         let pageIndex = Int(number >> Self.pageShift)
-        guard pageIndex < pages.count, let page = pages[pageIndex] else { return false }
+        guard let page = page(at: pageIndex) else { return false }
         let slot = Self.slot(of: number)
-        guard let current = page.entry(at: slot), current.toOpaque() == entry.toOpaque() else { return false }
-        _ = page.exchange(nil, at: slot)
-        page.used -= 1
-        if page.used == 0 {
+        let emptied: Bool? = page._withUnsafeGuaranteedRef { page in
+            guard let current = page.entry(at: slot), current.toOpaque() == entry.toOpaque() else { return nil }
+            _ = page.exchange(nil, at: slot)
+            page.used -= 1
+            return page.used == 0
+        }
+        guard let emptied else { return false }
+        if emptied {
+            // Kept as a spare before the directory lets it go (every slot is empty).
+            if sparePages.count < Self.sparePageLimit { sparePages.append(page.takeUnretainedValue()) }
             pages[pageIndex] = nil
-            if sparePages.count < Self.sparePageLimit { sparePages.append(page) }  // every slot is empty
         }
         return true
     }

@@ -124,8 +124,8 @@ final class RowSnapshot: @unchecked Sendable {
     deinit {
         Storage(unsafeBufferObject: self).withUnsafeMutablePointers { header, values in
             let count = header.pointee.count
-            UnsafeMutableRawPointer(values + count).assumingMemoryBound(to: ManagedObjectID?.self).deinitialize(count: header.pointee.toOneCount)
-            values.deinitialize(count: count)
+            UnsafeMutableRawPointer(values + count).assumingMemoryBound(to: ManagedObjectID?.self).deinitializeElementwise(count: header.pointee.toOneCount)
+            values.deinitializeElementwise(count: count)
             header.deinitialize(count: 1)
         }
     }

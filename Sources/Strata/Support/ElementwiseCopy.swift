@@ -9,3 +9,14 @@ extension UnsafeMutablePointer {
         for index in 0..<count { (self + index).initialize(to: source[index]) }
     }
 }
+
+extension UnsafeMutablePointer {
+    /// Deinitializes `count` elements, one at a time. Unlike `deinitialize(count:)`, which calls
+    /// the runtime's generic array destroy (`swift_arrayDestroy`, one value-witness call an
+    /// element), the loop is specialized for the element type: perf of the fault fetch found the
+    /// generic destroy to be half of releasing a row snapshot.
+    @inline(__always)
+    func deinitializeElementwise(count: Int) {
+        for index in 0..<count { _ = (self + index).move() }
+    }
+}
