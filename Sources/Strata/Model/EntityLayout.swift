@@ -212,10 +212,13 @@ struct InverseLink {
 extension EntityDescription {
     /// The frozen layout. Every entity reaching a context or store belongs to a frozen model;
     /// an entity that does not (a detached placeholder) gets an empty layout built on the spot.
+    ///
+    /// A read accessor: `entity.layout.slot(forKey:)` and the like borrow the layout for the
+    /// access instead of retaining and releasing it (objects read it on every property access).
     var layout: EntityLayout {
-        if let layout = layoutStorage { return layout }
-        let detached = EntityLayout(entity: self, code: 0, descendantCodes: [0])
-        layoutStorage = detached
-        return detached
+        _read {
+            if layoutStorage == nil { layoutStorage = EntityLayout(entity: self, code: 0, descendantCodes: [0]) }
+            yield layoutStorage.unsafelyUnwrapped
+        }
     }
 }

@@ -111,11 +111,10 @@ extension ManagedObject {
     /// The stored value and type of a stored attribute, loading the object's values first.
     func storedAttribute(forKey key: String) -> (StoredValue, AttributeType)? {
         checkAccess("value(forKey:)")
-        let layout = entity.layout
-        guard case .attribute(let index)? = layout.slot(forKey: key) else { return nil }
+        guard let (index, type) = _storedAttributeSlot(forKey: key) else { return nil }
         fireFaultIfNeeded()
         guard index < attributeValues.count else { return nil }
-        return (attributeValues[index], layout.storedAttributeTypes[index])
+        return (attributeValues[index], type)
     }
 
     /// ``storedAttribute(forKey:)`` for the inlined typed read of ``Attribute``.
@@ -129,9 +128,8 @@ extension ManagedObject {
     /// write of ``Attribute`` looks its key up once, here, and sets the value by slot.
     @usableFromInline
     func _storedAttributeSlot(forKey key: String) -> (slot: Int, type: AttributeType)? {
-        let layout = entity.layout
-        guard case .attribute(let index)? = layout.slot(forKey: key) else { return nil }
-        return (index, layout.storedAttributeTypes[index])
+        guard case .attribute(let index)? = entity.layout.slot(forKey: key) else { return nil }
+        return (index, entity.layout.storedAttributeTypes[index])
     }
 
     /// ``setStoredAttribute(_:slot:forKey:)`` for the inlined typed write of ``Attribute``.
