@@ -37,8 +37,10 @@ final class ObjectIDTable<Value> {
     }
 
     deinit {
+        // Generic, so each value goes through the runtime's value witnesses: an owner that
+        // knows the value type empties the table first (`removeAll()`, as `RowCache` does).
         for bucket in 0...mask where ids[bucket] != nil { (values + bucket).deinitialize(count: 1) }
-        ids.deinitialize(count: mask + 1)
+        ids.deinitializeElementwise(count: mask + 1)
         ids.deallocate()
         values.deallocate()
     }
@@ -179,7 +181,7 @@ final class ObjectIDTable<Value> {
             (ids + bucket).pointee = id
             (values + bucket).moveInitialize(from: oldValues + old, count: 1)
         }
-        oldIDs.deinitialize(count: oldBuckets)
+        oldIDs.deinitializeElementwise(count: oldBuckets)
         oldIDs.deallocate()
         oldValues.deallocate()
     }
