@@ -156,7 +156,11 @@ extension ManagedObjectContext {
     /// are written in place instead of appended (appending to an array of class references calls
     /// the standard library's unspecialized entry points, which retain and release each element).
     func register(_ rows: [RowSnapshot], asFault: Bool, refresh: Bool) -> [ManagedObject] {
-        [ManagedObject](unsafeUninitializedCapacity: rows.count) { objects, initialized in
+        // Not for no rows: with capacity 0 the initializer writes the count of the standard
+        // library's shared empty-array storage, a write other threads race with (ThreadSanitizer
+        // reported it in the stress run).
+        guard !rows.isEmpty else { return [] }
+        return [ManagedObject](unsafeUninitializedCapacity: rows.count) { objects, initialized in
             for row in rows {
                 objects.initializeElement(at: initialized, to: register(consume row, asFault: asFault, refresh: refresh))
                 initialized += 1
