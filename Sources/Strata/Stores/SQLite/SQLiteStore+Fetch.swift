@@ -123,12 +123,10 @@ extension SQLiteStore {
         let store: SQLiteStore
         let fetchedAt = RowSnapshot.now()
         private var lastCode: Int64?
-        /// The plan of `lastCode`, held here; rows read it through `lastPlanReference`.
+        /// The plan of `lastCode`, held here. A row borrows it (through `Unmanaged`) with its `let`
+        /// fields (entity, column lists) instead of retaining and releasing each of them once per
+        /// row (perf of the fault fetch: retains and releases were a fifth of decoding a row).
         private var lastPlan: SQLiteEntityReadPlan?
-        /// `lastPlan`, unretained: a row borrows the plan and its `let` fields (entity, column
-        /// lists) through it instead of retaining and releasing each of them once per row (perf
-        /// of the fault fetch: retains and releases were a fifth of decoding a row).
-        private var lastPlanReference: Unmanaged<SQLiteEntityReadPlan>?
         /// The ID spaces of the rows' entities and to-one targets (taken once per entity, not
         /// under the token's lock per row).
         private var spaces: StoreIDSpaces
@@ -142,11 +140,10 @@ extension SQLiteStore {
             let code = row.int64(at: offset + 1)
             if code != lastCode {
                 lastPlan = store.readPlans.plan(forCode: code)
-                lastPlanReference = lastPlan.map { Unmanaged.passUnretained($0) }
                 lastCode = code
             }
             // `lastPlan` keeps the plan alive for the whole call: nothing below assigns it.
-            guard let reference = lastPlanReference else { return nil }
+            guard let reference = lastPlan.map(Unmanaged.passUnretained) else { return nil }
             return try reference._withUnsafeGuaranteedRef { plan in try decode(row, offset: offset, plan: plan) }
         }
 
