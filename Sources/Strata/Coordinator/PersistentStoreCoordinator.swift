@@ -206,8 +206,8 @@ extension PersistentStoreCoordinator: ParentStore {
             missing = ids
         } else {
             missing.reserveCapacity(ids.count)
-            for id in ids {
-                if let cached = rowCache.snapshot(for: id, maxAge: maxAge) {
+            rowCache.snapshots(for: ids, maxAge: maxAge) { id, cached in
+                if let cached {
                     result.append(cached)
                 } else if !id.isTemporaryID {
                     missing.append(id)

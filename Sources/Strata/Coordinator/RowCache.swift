@@ -16,6 +16,14 @@ import Synchronization
 ///
 /// A context reuses a cached snapshot when it is no older than the context's
 /// `stalenessInterval`. Thread-safe: the table is split into shards, each behind its own lock.
+///
+/// Rows stored in batches (a fetch, a read of several rows, a save) are not put in the table
+/// at once: they wait as the batch, per inheritance tree, and go into the table when something
+/// asks about that tree (a look-up, a save's invalidation) or when too many rows wait. Most
+/// fetched rows are never asked for again (their objects fire from their own snapshots), and
+/// one append per batch costs less than a table entry per row (perf: storing the rows was an
+/// eighth of a fetch of 100 rows). A waiting batch goes in as it would have when it was stored
+/// (see `index(_:)`), so every answer is one the table would have given.
 final class RowCache: Sendable {
     private struct Entry {
         var snapshot: RowSnapshot? = nil
@@ -26,6 +34,12 @@ final class RowCache: Sendable {
 
         func refuses(_ candidate: RowSnapshot, now: UInt64) -> Bool {
             floor > 0 && now < floorExpires && candidate.version <= floor
+        }
+
+        /// ``refuses(_:now:)`` for a row that waited in a batch: whether the floor was in force
+        /// when the row was stored is not known, so any floor counts.
+        func refusesWaiting(_ candidate: RowSnapshot) -> Bool {
+            floor > 0 && candidate.version <= floor
         }
 
         /// The snapshot while an object uses it; one that only the cache holds is let go.
@@ -68,9 +82,41 @@ final class RowCache: Sendable {
 
     private let shards: [Shard]
 
+    /// A batch of rows stored and not yet in the table. A class, so that its rows are held in
+    /// one place only: `index(_:)` takes them out and tells the unused ones by their
+    /// reference counts, which a copy of the array would raise.
+    private final class WaitingBatch: @unchecked Sendable {
+        // @unchecked Sendable: `rows` is set at creation and taken out once, by whoever took
+        // the batch out of `waiting` under its lock.
+        var rows: [RowSnapshot]
+        init(_ rows: [RowSnapshot]) { self.rows = rows }
+    }
+
+    /// Batches stored and not yet in the table, by inheritance tree (root layout identifier),
+    /// oldest first, with their number of rows.
+    private struct WaitingBatches {
+        var byTree: [ObjectIdentifier: [WaitingBatch]] = [:]
+        var rowCount = 0
+    }
+
+    private let waiting = StrataLock<WaitingBatches>(WaitingBatches())
+    /// `waiting.rowCount`, readable without the lock: a look-up with nothing waiting (the
+    /// usual case once the rows went in) skips the lock.
+    private let waitingRowCount = Atomic<Int>(0)
+
+    /// Rows that may wait before every batch goes into the table: twice the largest batch a
+    /// fetch stores (`PersistentStoreCoordinator.rowCacheFetchLimit`), so waiting rows hold at
+    /// most that many snapshots alive beyond what the table holds.
+    static let waitingRowLimit = 20_000
+
     /// A cache split into `shardCount` shards (1…256).
     init(shardCount: Int = 8) {
         shards = (0..<min(256, max(1, shardCount))).map { _ in Shard() }
+    }
+
+    /// The inheritance tree of a row (the key of its waiting batches).
+    @inline(__always) private static func tree(of id: ManagedObjectID) -> ObjectIdentifier {
+        id.entity.layout.rootIdentifier
     }
 
     /// The shard of a row: its key's low bits. Equal IDs have equal keys, and the key needs no
@@ -86,6 +132,19 @@ final class RowCache: Sendable {
     /// The cached snapshot of `id` no older than `maxAge` seconds (negative: any age; 0: none).
     func snapshot(for id: ManagedObjectID, maxAge: TimeInterval) -> RowSnapshot? {
         if maxAge == 0 { return nil }
+        if waitingRowCount.load(ordering: .relaxed) > 0 { indexWaitingRows(ofTree: Self.tree(of: id)) }
+        return indexedSnapshot(for: id, maxAge: maxAge)
+    }
+
+    /// ``snapshot(for:maxAge:)`` of each of `ids`, in order, handed to `body`: the waiting rows
+    /// of their trees go into the table once, not once per ID.
+    func snapshots(for ids: [ManagedObjectID], maxAge: TimeInterval, _ body: (ManagedObjectID, RowSnapshot?) -> Void) {
+        if maxAge != 0 { indexWaitingRows(ofTreesOf: ids) }
+        for id in ids { body(id, maxAge == 0 ? nil : indexedSnapshot(for: id, maxAge: maxAge)) }
+    }
+
+    /// The cached snapshot of `id`, once the waiting rows of its tree are in the table.
+    private func indexedSnapshot(for id: ManagedObjectID, maxAge: TimeInterval) -> RowSnapshot? {
         let cached = shard(for: id).state.withLock { state -> RowSnapshot? in
             guard let bucket = state.entries.bucket(of: id) else { return nil }
             return state.entries.withValue(inBucket: bucket) { $0.liveSnapshot() }
@@ -94,51 +153,201 @@ final class RowCache: Sendable {
         return snapshot.isFresh(stalenessInterval: maxAge) ? snapshot : nil
     }
 
-    /// Records snapshots (newer versions replace older ones).
+    /// Records snapshots (newer versions replace older ones). One row goes into the table at
+    /// once; several wait as a batch of their tree until it is asked about (see the type's
+    /// comment).
     func store(_ snapshots: [RowSnapshot]) {
-        guard !snapshots.isEmpty else { return }
+        guard let first = snapshots.first else { return }
+        if snapshots.count == 1 {
+            if waitingRowCount.load(ordering: .relaxed) > 0 { indexWaitingRows(ofTree: Self.tree(of: first.objectID)) }
+            insert(snapshots, count: 1, into: shard(for: first.objectID), waited: false)
+            return
+        }
+        // A batch mostly holds one entity's rows: the tree is looked up again only where the
+        // entity changes.
+        let tree = Self.tree(of: first.objectID)
+        var lastEntity = ObjectIdentifier(first.objectID.entity)
+        for snapshot in snapshots where ObjectIdentifier(snapshot.objectID.entity) != lastEntity {
+            lastEntity = ObjectIdentifier(snapshot.objectID.entity)
+            if Self.tree(of: snapshot.objectID) != tree {
+                // Rows of several trees: one batch per tree.
+                var byTree: [ObjectIdentifier: [RowSnapshot]] = [:]
+                for row in snapshots { byTree[Self.tree(of: row.objectID), default: []].append(row) }
+                for (tree, rows) in byTree { wait(rows, tree: tree) }
+                return
+            }
+        }
+        wait(snapshots, tree: tree)
+    }
+
+    /// Adds a batch of one tree to the waiting rows. When too many would wait, the batches
+    /// already waiting go into the table first (not this one: its caller still holds it, so
+    /// its unused rows could not be told apart).
+    private func wait(_ rows: [RowSnapshot], tree: ObjectIdentifier) {
+        let overflow = waiting.withLock { state -> [WaitingBatch] in
+            var overflow: [WaitingBatch] = []
+            if state.rowCount + rows.count > Self.waitingRowLimit {
+                overflow = state.byTree.values.flatMap { $0 }
+                state = WaitingBatches()
+            }
+            state.byTree[tree, default: []].append(WaitingBatch(rows))
+            state.rowCount += rows.count
+            waitingRowCount.store(state.rowCount, ordering: .relaxed)
+            return overflow
+        }
+        if !overflow.isEmpty { index(overflow) }
+    }
+
+    /// Puts the waiting batches of `tree` into the table (before anything reads or changes the
+    /// tree's entries).
+    private func indexWaitingRows(ofTree tree: ObjectIdentifier) {
+        guard waitingRowCount.load(ordering: .relaxed) > 0 else { return }
+        let batches = waiting.withLock { state -> [WaitingBatch] in
+            guard let batches = state.byTree.removeValue(forKey: tree) else { return [] }
+            state.rowCount -= batches.reduce(0) { $0 + $1.rows.count }
+            waitingRowCount.store(state.rowCount, ordering: .relaxed)
+            return batches
+        }
+        if !batches.isEmpty { index(batches) }
+    }
+
+    /// Puts the waiting batches of the trees of `ids` into the table.
+    private func indexWaitingRows(ofTreesOf ids: [ManagedObjectID]) {
+        guard waitingRowCount.load(ordering: .relaxed) > 0 else { return }
+        var trees = Set<ObjectIdentifier>()
+        var lastEntity: ObjectIdentifier?
+        for id in ids where ObjectIdentifier(id.entity) != lastEntity {
+            lastEntity = ObjectIdentifier(id.entity)
+            trees.insert(Self.tree(of: id))
+        }
+        for tree in trees { indexWaitingRows(ofTree: tree) }
+    }
+
+    /// Puts every waiting batch into the table.
+    private func indexAllWaitingRows() {
+        guard waitingRowCount.load(ordering: .relaxed) > 0 else { return }
+        let all = waiting.withLock { state -> [WaitingBatch] in
+            let all = state.byTree.values.flatMap { $0 }
+            state = WaitingBatches()
+            waitingRowCount.store(0, ordering: .relaxed)
+            return all
+        }
+        index(all)
+    }
+
+    /// Drops the waiting batches of `trees` without putting them in the table (a row the cache
+    /// does not hold is read again from the store: dropping is always safe).
+    private func dropWaitingRows(ofTrees trees: Set<ObjectIdentifier>) {
+        guard waitingRowCount.load(ordering: .relaxed) > 0 else { return }
+        let dropped = waiting.withLock { state -> [WaitingBatch] in
+            var dropped: [WaitingBatch] = []
+            for tree in trees {
+                guard let batches = state.byTree.removeValue(forKey: tree) else { continue }
+                state.rowCount -= batches.reduce(0) { $0 + $1.rows.count }
+                dropped += batches
+            }
+            waitingRowCount.store(state.rowCount, ordering: .relaxed)
+            return dropped
+        }
+        // Released here, outside the lock.
+        withExtendedLifetime(dropped) {}
+    }
+
+    /// Puts waiting batches into the table, oldest first, as they would have gone in when they
+    /// were stored. Two differences, both of which only leave a row out (a later read then goes
+    /// to the store): a floor refuses a row whatever its age, since whether it was in force
+    /// when the row was stored is not known; and a row no object uses any more is left out
+    /// unless the table has an entry for it (the table would have dropped it unread).
+    /// Anything that sets a floor first puts the waiting rows of its tree in (or drops them),
+    /// so a floor set after a row was stored never meets that row here.
+    private func index(_ batches: [WaitingBatch]) {
+        for batch in batches {
+            // Taken out of the batch, so that nothing but `rows` holds them: the rows nothing
+            // else uses are then told apart by their reference counts. (Rows whose array
+            // something else still holds are copied here, and all of them count as used.)
+            var rows: [RowSnapshot] = []
+            swap(&rows, &batch.rows)
+            guard !rows.isEmpty else { continue }
+            var unused = [Bool](repeating: false, count: rows.count)
+            rows.withUnsafeMutableBufferPointer { buffer in
+                for index in buffer.indices where isKnownUniquelyReferenced(&buffer[index]) { unused[index] = true }
+            }
+            storeNow(rows, unused: unused)
+        }
+    }
+
+    /// Puts the rows of a waiting batch (at least one) into the table now (`unused`: see
+    /// `index(_:)`).
+    private func storeNow(_ snapshots: [RowSnapshot], unused: [Bool]) {
+        let usedCount = unused.reduce(0) { $1 ? $0 : $0 + 1 }
         if shards.count == 1 || snapshots.count == 1 {
             // One shard to visit: no shard numbers.
-            insert(snapshots, count: snapshots.count, into: shard(for: snapshots[0].objectID))
+            insert(snapshots, count: snapshots.count, into: shard(for: snapshots[0].objectID), waited: true, unused: unused, usedCount: usedCount)
             return
         }
         // Each row's shard number, then one pass per shard that has rows: no per-shard arrays
         // (and no retain of every snapshot to fill them).
         var counts = [Int](repeating: 0, count: shards.count)
+        var usedCounts = [Int](repeating: 0, count: shards.count)
         let shardOf = [UInt8](unsafeUninitializedCapacity: snapshots.count) { buffer, initialized in
             for (index, snapshot) in snapshots.enumerated() {
                 let shard = shardIndex(for: snapshot.objectID)
                 buffer[index] = UInt8(truncatingIfNeeded: shard)
                 counts[shard] += 1
+                if !unused[index] { usedCounts[shard] += 1 }
             }
             initialized = snapshots.count
         }
         for (index, count) in counts.enumerated() where count > 0 {
-            insert(snapshots, count: count, into: shards[index], only: (shardOf, UInt8(truncatingIfNeeded: index)))
+            insert(
+                snapshots, count: count, into: shards[index], waited: true, unused: unused, usedCount: usedCounts[index],
+                only: (shardOf, UInt8(truncatingIfNeeded: index)))
         }
     }
 
     /// Inserts the `count` snapshots of `snapshots` that belong to `shard`: all of them, or
-    /// those whose number in `only.shardOf` is `only.shard`.
-    private func insert(_ snapshots: [RowSnapshot], count: Int, into shard: Shard, only: (shardOf: [UInt8], shard: UInt8)? = nil) {
+    /// those whose number in `only.shardOf` is `only.shard`. `waited`: the rows come from a
+    /// waiting batch, whose floors and unused rows (`usedCount` of them used) `index(_:)`
+    /// describes.
+    private func insert(
+        _ snapshots: [RowSnapshot], count: Int, into shard: Shard, waited: Bool, unused: [Bool] = [], usedCount: Int = 0,
+        only: (shardOf: [UInt8], shard: UInt8)? = nil
+    ) {
         let written = shard.writesSincePurge.wrappingAdd(count, ordering: .relaxed).newValue
         // The clock is read only when something needs it (floors, a purge): a fault firing
         // alone stores one snapshot, and a clock reading was a tenth of that.
         var now: UInt64?
         shard.state.withLock { state in
-            if !state.treeFloors.isEmpty { Self.expireTreeFloors(&state, now: Self.time(&now)) }
-            // Room for every row at once: one resize at most, not one per doubling (nothing
-            // happens when the table has it).
-            let needed = state.entries.count + count
-            state.entries.reserveCapacity(needed)
-            for (index, snapshot) in snapshots.enumerated() {
-                if let only, only.shardOf[index] != only.shard { continue }
-                if !state.treeFloors.isEmpty, let floor = state.treeFloors[snapshot.objectID.entity.layout.rootIdentifier], snapshot.fetchedAt < floor.time {
-                    continue  // read before a batch request changed its tree
+            // A waiting row meets every tree floor, expired or not (see `index(_:)`).
+            if !waited && !state.treeFloors.isEmpty { Self.expireTreeFloors(&state, now: Self.time(&now)) }
+            // An unused waiting row only changes an entry already there: none to look for in an
+            // empty table.
+            let probesUnused = state.entries.count > 0
+            // Room for every new entry at once: one resize at most, not one per doubling
+            // (nothing happens when the table has it).
+            state.entries.reserveCapacity(state.entries.count + (waited ? usedCount : count))
+            snapshots.withUnsafeBufferPointer { rows in
+                for index in rows.indices {
+                    if let only, only.shardOf[index] != only.shard { continue }
+                    let isUnused = waited && unused[index]
+                    if isUnused && !probesUnused { continue }
+                    let snapshot = rows[index]
+                    if !state.treeFloors.isEmpty, let floor = state.treeFloors[snapshot.objectID.entity.layout.rootIdentifier], snapshot.fetchedAt < floor.time {
+                        continue  // read before a batch request changed its tree
+                    }
+                    if isUnused {
+                        // Unused: only an entry already there takes it (it replaces an older row).
+                        if let bucket = state.entries.bucket(of: snapshot.objectID) {
+                            state.entries.withValue(inBucket: bucket) { Self.update(&$0, withWaiting: snapshot) }
+                        }
+                    } else if waited {
+                        state.entries.withValue(for: snapshot.objectID, default: Entry()) { Self.update(&$0, withWaiting: snapshot) }
+                    } else {
+                        // One hash lookup per row: the entry is changed in place (a row not
+                        // cached yet gets a new entry holding its snapshot).
+                        state.entries.withValue(for: snapshot.objectID, default: Entry()) { Self.update(&$0, with: snapshot, now: &now) }
+                    }
                 }
-                // One hash lookup per row: the entry is changed in place (a row not cached yet
-                // gets a new entry holding its snapshot).
-                state.entries.withValue(for: snapshot.objectID, default: Entry()) { Self.update(&$0, with: snapshot, now: &now) }
             }
             // Drop entries whose snapshots nothing else uses, once half the table (or 1,024
             // rows, whichever is more) was written since the last pass: amortised O(1) per
@@ -181,6 +390,7 @@ final class RowCache: Sendable {
     /// cache old rows. O(cached entries), whatever the number of rows changed.
     func invalidateTrees(_ roots: Set<ObjectIdentifier>, readBefore time: UInt64) {
         guard !roots.isEmpty else { return }
+        dropWaitingRows(ofTrees: roots)
         let expires = RowSnapshot.now() &+ Self.floorLifetime
         for shard in shards {
             shard.state.withLock { state in
@@ -212,8 +422,17 @@ final class RowCache: Sendable {
         entry.snapshot = snapshot
     }
 
+    /// ``update(_:with:now:)`` for a row of a waiting batch (see `index(_:)`).
+    @inline(__always)
+    private static func update(_ entry: inout Entry, withWaiting snapshot: RowSnapshot) {
+        if let current = entry.liveSnapshot(), current.version > snapshot.version { return }
+        if entry.refusesWaiting(snapshot) { return }
+        entry.snapshot = snapshot
+    }
+
     /// Forgets `ids`.
     func remove(_ ids: [ManagedObjectID]) {
+        indexWaitingRows(ofTreesOf: ids)
         for id in ids {
             _ = shard(for: id).state.withLock { $0.entries.removeValue(for: id) }
         }
@@ -224,6 +443,8 @@ final class RowCache: Sendable {
     /// the save cannot cache the old row again.
     func invalidate(_ rows: [(id: ManagedObjectID, floor: Int64)]) {
         guard !rows.isEmpty else { return }
+        // The trees' waiting rows go in first, so that the floors below meet them in the table.
+        indexWaitingRows(ofTreesOf: rows.map(\.id))
         let expires = RowSnapshot.now() &+ Self.floorLifetime
         // One lock per shard, not per row.
         var grouped = Array(repeating: [(id: ManagedObjectID, floor: Int64)](), count: shards.count)
@@ -243,7 +464,8 @@ final class RowCache: Sendable {
 
     /// Number of entries whose snapshot is still alive (for tests and diagnostics).
     var liveCount: Int {
-        shards.reduce(0) { total, shard in
+        indexAllWaitingRows()
+        return shards.reduce(0) { total, shard in
             total
                 + shard.state.withLock { state in
                     var live = 0
@@ -257,11 +479,18 @@ final class RowCache: Sendable {
 
     /// Number of entries, in use or not yet purged (for tests and diagnostics).
     var entryCount: Int {
-        shards.reduce(0) { total, shard in total + shard.state.withLock { $0.entries.count } }
+        indexAllWaitingRows()
+        return shards.reduce(0) { total, shard in total + shard.state.withLock { $0.entries.count } }
     }
 
     /// Forgets everything.
     func removeAll() {
+        let dropped = waiting.withLock { state -> WaitingBatches in
+            defer { state = WaitingBatches() }
+            waitingRowCount.store(0, ordering: .relaxed)
+            return state
+        }
+        withExtendedLifetime(dropped) {}
         for shard in shards { shard.state.withLock { $0.entries.removeAll() } }
     }
 }

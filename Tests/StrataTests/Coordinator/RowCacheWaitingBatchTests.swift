@@ -1,0 +1,157 @@
+import Foundation
+import StrataTestSupport
+import Testing
+
+@testable import Strata
+
+/// Rows stored in batches wait, per inheritance tree, until something asks about the tree
+/// (`Sources/Strata/Coordinator/RowCache.swift`). Core Data's coordinator registers every
+/// fetched row in its row cache; what another context then gets must be what it would get had
+/// the rows gone into the table at once: the newest row in use, never a row a save or a batch
+/// request made stale.
+@Suite("Row cache waiting batches")
+struct RowCacheWaitingBatchTests {
+    private struct Setup {
+        let entity: EntityDescription
+        let token = StoreToken(identifier: "store")
+
+        init() throws { entity = try ModelFixtures.frozenPerson() }
+
+        func id(_ key: Int64) -> ManagedObjectID { ManagedObjectID(entityIdentity: entity, primaryKey: key, store: token) }
+
+        func row(_ key: Int64, version: Int64 = 1) -> RowSnapshot {
+            RowSnapshot.make(objectID: id(key), version: version, attributes: [.text("row \(key)"), .integer(key), .null], toOne: [])
+        }
+    }
+
+    @Test("a batch's rows in use are served to a later look-up, one by one or several at once")
+    func waitingRowsAreServed() throws {
+        let setup = try Setup()
+        let cache = RowCache(shardCount: 4)
+        let rows = (0..<10).map { setup.row($0) }
+        cache.store(rows)
+        #expect(cache.snapshot(for: setup.id(3), maxAge: -1) === rows[3])
+        var found: [RowSnapshot?] = []
+        cache.snapshots(for: [setup.id(9), setup.id(42), setup.id(0)], maxAge: -1) { _, row in found.append(row) }
+        #expect(found.count == 3)
+        #expect(found[0] === rows[9])
+        #expect(found[1] == nil)
+        #expect(found[2] === rows[0])
+        var none: [RowSnapshot?] = []
+        cache.snapshots(for: [setup.id(1)], maxAge: 0) { _, row in none.append(row) }
+        #expect(none.count == 1 && none[0] == nil)
+    }
+
+    @Test("rows nothing uses any more when their batch goes in take no entry")
+    func unusedRowsTakeNoEntry() throws {
+        let setup = try Setup()
+        let cache = RowCache(shardCount: 4)
+        let kept = (0..<5).map { setup.row($0) }
+        do {
+            let released = (5..<1_000).map { setup.row($0) }
+            cache.store(kept + released)
+        }
+        #expect(cache.entryCount == kept.count)
+        #expect(cache.liveCount == kept.count)
+        #expect(cache.snapshot(for: setup.id(500), maxAge: -1) == nil)
+    }
+
+    @Test("an unused newer row still replaces the older row in use, as it would have when stored")
+    func unusedNewerRowReplacesOlder() throws {
+        let setup = try Setup()
+        let cache = RowCache(shardCount: 1)
+        let older = setup.row(1, version: 1)
+        cache.store([older])
+        #expect(cache.snapshot(for: setup.id(1), maxAge: -1) === older)
+        // A fetch reads version 2 (with another row) and lets both go.
+        cache.store([setup.row(1, version: 2), setup.row(2, version: 2)])
+        // Version 2 replaced version 1, then went unused: no row is served, and the next read
+        // goes to the store (Core Data's row cache keeps the newest row it was given).
+        #expect(cache.snapshot(for: setup.id(1), maxAge: -1) == nil)
+        withExtendedLifetime(older) {}
+    }
+
+    @Test("an older row in a waiting batch does not replace a newer one in use")
+    func olderWaitingRowLosesToNewer() throws {
+        let setup = try Setup()
+        let cache = RowCache(shardCount: 2)
+        let newer = setup.row(1, version: 5)
+        cache.store([newer])
+        let stale = [setup.row(1, version: 4), setup.row(2, version: 4)]
+        cache.store(stale)
+        #expect(cache.snapshot(for: setup.id(1), maxAge: -1) === newer)
+        #expect(cache.snapshot(for: setup.id(2), maxAge: -1) === stale[1])
+    }
+
+    @Test("a save's floor meets the rows that waited before it, and those stored after it")
+    func saveFloorMeetsWaitingRows() throws {
+        let setup = try Setup()
+        let cache = RowCache(shardCount: 2)
+        let before = [setup.row(1, version: 1), setup.row(2, version: 1)]
+        cache.store(before)
+        // A save of row 1, version 1 → 2.
+        cache.invalidate([(id: setup.id(1), floor: 1)])
+        #expect(cache.snapshot(for: setup.id(1), maxAge: -1) == nil)
+        #expect(cache.snapshot(for: setup.id(2), maxAge: -1) === before[1])
+        // A read that began before the save offers version 1 in a batch after it: refused.
+        let racing = [setup.row(1, version: 1), setup.row(3, version: 1)]
+        cache.store(racing)
+        #expect(cache.snapshot(for: setup.id(1), maxAge: -1) == nil)
+        #expect(cache.snapshot(for: setup.id(3), maxAge: -1) === racing[1])
+        // The saved version is accepted.
+        let saved = [setup.row(1, version: 2), setup.row(4, version: 1)]
+        cache.store(saved)
+        #expect(cache.snapshot(for: setup.id(1), maxAge: -1) === saved[0])
+    }
+
+    @Test("a batch request drops the waiting rows of its tree and refuses those read before it")
+    func batchRequestDropsWaitingRows() throws {
+        let setup = try Setup()
+        let cache = RowCache(shardCount: 2)
+        let before = [setup.row(1), setup.row(2)]
+        let racing = [setup.row(3), setup.row(4)]
+        cache.store(before)
+        cache.invalidateTrees([setup.entity.layout.rootIdentifier], readBefore: RowSnapshot.now())
+        cache.store(racing)
+        #expect(cache.snapshot(for: setup.id(1), maxAge: -1) == nil)
+        #expect(cache.snapshot(for: setup.id(3), maxAge: -1) == nil)
+        let later = [setup.row(3, version: 2), setup.row(5, version: 1)]
+        cache.store(later)
+        #expect(cache.snapshot(for: setup.id(3), maxAge: -1) === later[0])
+        withExtendedLifetime([before, racing]) {}
+    }
+
+    @Test("past the waiting limit, the batches already waiting go into the table")
+    func overflowIndexesEarlierBatches() throws {
+        let setup = try Setup()
+        let cache = RowCache(shardCount: 4)
+        let first = (0..<Int64(RowCache.waitingRowLimit)).map { setup.row($0) }
+        cache.store(first)
+        let second = [setup.row(-1), setup.row(-2)]
+        cache.store(second)
+        // The first batch went in when the second arrived; the second still waits.
+        #expect(cache.snapshot(for: setup.id(1_234), maxAge: -1) === first[1_234])
+        #expect(cache.snapshot(for: setup.id(-2), maxAge: -1) === second[1])
+        #expect(cache.liveCount == first.count + second.count)
+    }
+
+    @Test("rows of several trees in one batch wait per tree")
+    func mixedTreesWaitApart() throws {
+        let model = GraphFixtures.company()
+        _ = try TestStack(model: model)  // freezes the model: its entities get their layouts
+        let people = try #require(model.entitiesByName["Employee"])
+        let departments = try #require(model.entitiesByName["Department"])
+        let token = StoreToken(identifier: "store")
+        func emptyRow(_ entity: EntityDescription) -> RowSnapshot {
+            RowSnapshot.make(objectID: ManagedObjectID(entityIdentity: entity, primaryKey: 1, store: token), version: 1, fetchedAt: RowSnapshot.now(), count: 0, toOneCount: 0) { _, _ in }
+        }
+        let person = emptyRow(people)
+        let department = emptyRow(departments)
+        let cache = RowCache(shardCount: 2)
+        cache.store([person, department])
+        // A batch request on the department tree leaves the person's row alone.
+        cache.invalidateTrees([departments.layout.rootIdentifier], readBefore: RowSnapshot.now())
+        #expect(cache.snapshot(for: person.objectID, maxAge: -1) === person)
+        #expect(cache.snapshot(for: department.objectID, maxAge: -1) == nil)
+    }
+}
