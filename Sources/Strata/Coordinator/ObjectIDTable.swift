@@ -175,13 +175,14 @@ final class ObjectIDTable<Value> {
         mask = buckets - 1
         shift = UInt64(64 - buckets.trailingZeroBitCount)
         for old in 0..<oldBuckets {
-            guard let id = oldIDs[old] else { continue }
+            // Moved, not copied: no retain and release of each ID's references.
+            guard let id = (oldIDs + old).move() else { continue }
             var bucket = home(of: id)
             while ids[bucket] != nil { bucket = (bucket + 1) & mask }
             (ids + bucket).pointee = id
             (values + bucket).moveInitialize(from: oldValues + old, count: 1)
         }
-        oldIDs.deinitializeElementwise(count: oldBuckets)
+        // Every bucket was moved out above.
         oldIDs.deallocate()
         oldValues.deallocate()
     }

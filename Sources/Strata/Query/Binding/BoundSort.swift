@@ -10,7 +10,8 @@ struct BoundSort {
     /// to-one relationships.
     static func bind(_ descriptor: ObjectSortDescriptor, entity: EntityDescription) throws -> BoundSort {
         var binder = PredicateBinder(entity: entity)
-        let components = descriptor.key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        // A plain key (the usual sort) is its own only component: no split.
+        let components = descriptor.key.utf8.contains(UInt8(ascii: ".")) ? descriptor.key.split(separator: ".", omittingEmptySubsequences: false).map(String.init) : [descriptor.key]
         let resolved = try binder.resolveKeyPath(from: BoundPath(base: .root, baseEntity: entity), components: components[...])
         guard case .scalar(let expression) = resolved else {
             throw StrataError(code: StrataError.Code.coreData, message: "Cannot sort by '\(descriptor.key)': it goes through a to-many relationship", entityName: entity.name, key: descriptor.key)
