@@ -97,6 +97,19 @@ final class RowCache: Sendable {
     private struct WaitingBatches {
         var byTree: [ObjectIdentifier: [WaitingBatch]] = [:]
         var rowCount = 0
+        /// By tree: until when a floor set for one of its rows or for the whole tree may be in
+        /// force. A batch of such a tree goes into the table at once, where the floors judge
+        /// it as they stand (a floor may expire, and be purged, before a batch waiting behind
+        /// it would be judged).
+        var floorsUntil: [ObjectIdentifier: UInt64] = [:]
+
+        /// Every waiting batch, taken out (the floors' record stays).
+        mutating func takeAll() -> [WaitingBatch] {
+            let all = byTree.values.flatMap { $0 }
+            byTree = [:]
+            rowCount = 0
+            return all
+        }
     }
 
     private let waiting = StrataLock<WaitingBatches>(WaitingBatches())
@@ -184,11 +197,22 @@ final class RowCache: Sendable {
     /// already waiting go into the table first (not this one: its caller still holds it, so
     /// its unused rows could not be told apart).
     private func wait(_ rows: [RowSnapshot], tree: ObjectIdentifier) {
+        var underFloor = false
         let overflow = waiting.withLock { state -> [WaitingBatch] in
+            if let until = state.floorsUntil[tree] {
+                if RowSnapshot.now() < until {
+                    underFloor = true
+                    return state.byTree.removeValue(forKey: tree).map { batches in
+                        state.rowCount -= batches.reduce(0) { $0 + $1.rows.count }
+                        waitingRowCount.store(state.rowCount, ordering: .relaxed)
+                        return batches
+                    } ?? []
+                }
+                state.floorsUntil[tree] = nil
+            }
             var overflow: [WaitingBatch] = []
             if state.rowCount + rows.count > Self.waitingRowLimit {
-                overflow = state.byTree.values.flatMap { $0 }
-                state = WaitingBatches()
+                overflow = state.takeAll()
             }
             state.byTree[tree, default: []].append(WaitingBatch(rows))
             state.rowCount += rows.count
@@ -196,6 +220,23 @@ final class RowCache: Sendable {
             return overflow
         }
         if !overflow.isEmpty { index(overflow) }
+        if underFloor { storeNow(rows, waited: false) }
+    }
+
+    /// Notes that floors of `trees` may be in force until `expires`, and takes their waiting
+    /// batches out, in one step: a batch stored after this goes into the table at once.
+    private func noteFloors(ofTrees trees: Set<ObjectIdentifier>, until expires: UInt64) -> [WaitingBatch] {
+        waiting.withLock { state in
+            var taken: [WaitingBatch] = []
+            for tree in trees {
+                state.floorsUntil[tree] = max(state.floorsUntil[tree] ?? 0, expires)
+                guard let batches = state.byTree.removeValue(forKey: tree) else { continue }
+                state.rowCount -= batches.reduce(0) { $0 + $1.rows.count }
+                taken += batches
+            }
+            waitingRowCount.store(state.rowCount, ordering: .relaxed)
+            return taken
+        }
     }
 
     /// Puts the waiting batches of `tree` into the table (before anything reads or changes the
@@ -227,39 +268,20 @@ final class RowCache: Sendable {
     private func indexAllWaitingRows() {
         guard waitingRowCount.load(ordering: .relaxed) > 0 else { return }
         let all = waiting.withLock { state -> [WaitingBatch] in
-            let all = state.byTree.values.flatMap { $0 }
-            state = WaitingBatches()
             waitingRowCount.store(0, ordering: .relaxed)
-            return all
+            return state.takeAll()
         }
         index(all)
     }
 
-    /// Drops the waiting batches of `trees` without putting them in the table (a row the cache
-    /// does not hold is read again from the store: dropping is always safe).
-    private func dropWaitingRows(ofTrees trees: Set<ObjectIdentifier>) {
-        guard waitingRowCount.load(ordering: .relaxed) > 0 else { return }
-        let dropped = waiting.withLock { state -> [WaitingBatch] in
-            var dropped: [WaitingBatch] = []
-            for tree in trees {
-                guard let batches = state.byTree.removeValue(forKey: tree) else { continue }
-                state.rowCount -= batches.reduce(0) { $0 + $1.rows.count }
-                dropped += batches
-            }
-            waitingRowCount.store(state.rowCount, ordering: .relaxed)
-            return dropped
-        }
-        // Released here, outside the lock.
-        withExtendedLifetime(dropped) {}
-    }
-
     /// Puts waiting batches into the table, oldest first, as they would have gone in when they
-    /// were stored. Two differences, both of which only leave a row out (a later read then goes
-    /// to the store): a floor refuses a row whatever its age, since whether it was in force
-    /// when the row was stored is not known; and a row no object uses any more is left out
-    /// unless the table has an entry for it (the table would have dropped it unread).
-    /// Anything that sets a floor first puts the waiting rows of its tree in (or drops them),
-    /// so a floor set after a row was stored never meets that row here.
+    /// were stored. A batch waits only while no floor of its tree is in force (see
+    /// `WaitingBatches.floorsUntil`), and anything that sets a floor first takes the waiting
+    /// batches of its tree out (a save puts them in, a batch request drops them), so a floor
+    /// never meets a row that waited behind it. Two differences, both of which only leave a
+    /// row out (a later read then goes to the store): a floor refuses a row whatever its age;
+    /// and a row no object uses any more is left out unless the table has an entry for it (the
+    /// table would have dropped it unread).
     private func index(_ batches: [WaitingBatch]) {
         for batch in batches {
             // Taken out of the batch, so that nothing but `rows` holds them: the rows nothing
@@ -272,17 +294,17 @@ final class RowCache: Sendable {
             rows.withUnsafeMutableBufferPointer { buffer in
                 for index in buffer.indices where isKnownUniquelyReferenced(&buffer[index]) { unused[index] = true }
             }
-            storeNow(rows, unused: unused)
+            storeNow(rows, waited: true, unused: unused)
         }
     }
 
-    /// Puts the rows of a waiting batch (at least one) into the table now (`unused`: see
-    /// `index(_:)`).
-    private func storeNow(_ snapshots: [RowSnapshot], unused: [Bool]) {
-        let usedCount = unused.reduce(0) { $1 ? $0 : $0 + 1 }
+    /// Puts rows (at least one) into the table now: the rows of a waiting batch (`waited`,
+    /// `unused`: see `index(_:)`), or a batch stored while a floor of its tree may be in force.
+    private func storeNow(_ snapshots: [RowSnapshot], waited: Bool, unused: [Bool] = []) {
+        let usedCount = waited ? unused.reduce(0) { $1 ? $0 : $0 + 1 } : snapshots.count
         if shards.count == 1 || snapshots.count == 1 {
             // One shard to visit: no shard numbers.
-            insert(snapshots, count: snapshots.count, into: shard(for: snapshots[0].objectID), waited: true, unused: unused, usedCount: usedCount)
+            insert(snapshots, count: snapshots.count, into: shard(for: snapshots[0].objectID), waited: waited, unused: unused, usedCount: usedCount)
             return
         }
         // Each row's shard number, then one pass per shard that has rows: no per-shard arrays
@@ -294,13 +316,13 @@ final class RowCache: Sendable {
                 let shard = shardIndex(for: snapshot.objectID)
                 buffer[index] = UInt8(truncatingIfNeeded: shard)
                 counts[shard] += 1
-                if !unused[index] { usedCounts[shard] += 1 }
+                if !waited || !unused[index] { usedCounts[shard] += 1 }
             }
             initialized = snapshots.count
         }
         for (index, count) in counts.enumerated() where count > 0 {
             insert(
-                snapshots, count: count, into: shards[index], waited: true, unused: unused, usedCount: usedCounts[index],
+                snapshots, count: count, into: shards[index], waited: waited, unused: unused, usedCount: usedCounts[index],
                 only: (shardOf, UInt8(truncatingIfNeeded: index)))
         }
     }
@@ -390,8 +412,11 @@ final class RowCache: Sendable {
     /// cache old rows. O(cached entries), whatever the number of rows changed.
     func invalidateTrees(_ roots: Set<ObjectIdentifier>, readBefore time: UInt64) {
         guard !roots.isEmpty else { return }
-        dropWaitingRows(ofTrees: roots)
         let expires = RowSnapshot.now() &+ Self.floorLifetime
+        // The trees' waiting rows are dropped (a row the cache does not hold is read again from
+        // the store): the request may have changed any of them.
+        let dropped = noteFloors(ofTrees: roots, until: expires)
+        withExtendedLifetime(dropped) {}
         for shard in shards {
             shard.state.withLock { state in
                 for root in roots { state.treeFloors[root] = (time, expires) }
@@ -443,9 +468,15 @@ final class RowCache: Sendable {
     /// the save cannot cache the old row again.
     func invalidate(_ rows: [(id: ManagedObjectID, floor: Int64)]) {
         guard !rows.isEmpty else { return }
-        // The trees' waiting rows go in first, so that the floors below meet them in the table.
-        indexWaitingRows(ofTreesOf: rows.map(\.id))
         let expires = RowSnapshot.now() &+ Self.floorLifetime
+        // The trees' waiting rows go in first, so that the floors below meet them in the table.
+        var trees = Set<ObjectIdentifier>()
+        var lastEntity: ObjectIdentifier?
+        for row in rows where ObjectIdentifier(row.id.entity) != lastEntity {
+            lastEntity = ObjectIdentifier(row.id.entity)
+            trees.insert(Self.tree(of: row.id))
+        }
+        index(noteFloors(ofTrees: trees, until: expires))
         // One lock per shard, not per row.
         var grouped = Array(repeating: [(id: ManagedObjectID, floor: Int64)](), count: shards.count)
         if shards.count == 1 {
@@ -485,10 +516,11 @@ final class RowCache: Sendable {
 
     /// Forgets everything.
     func removeAll() {
-        let dropped = waiting.withLock { state -> WaitingBatches in
-            defer { state = WaitingBatches() }
+        // The floors' record stays: `entries.removeAll()` drops the rows' floors but not the
+        // trees', and a batch stored while one may be in force still goes in at once.
+        let dropped = waiting.withLock { state -> [WaitingBatch] in
             waitingRowCount.store(0, ordering: .relaxed)
-            return state
+            return state.takeAll()
         }
         withExtendedLifetime(dropped) {}
         for shard in shards { shard.state.withLock { $0.entries.removeAll() } }

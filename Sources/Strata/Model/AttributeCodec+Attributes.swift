@@ -106,7 +106,15 @@ extension AttributeCodec {
     /// The Swift value of a stored value. Values that do not decode (a damaged row written by
     /// another program) come back as `nil` rather than trapping.
     static func decode(_ stored: StoredValue, for attribute: AttributeDescription) -> Any? {
-        switch (attribute.type, stored) {
+        if attribute.type == .transformable { return decodeTransformable(stored, for: attribute) }
+        return decode(stored, type: attribute.type)
+    }
+
+    /// ``decode(_:for:)`` of an attribute of `type`, which is not `.transformable` (only a
+    /// transformable attribute needs its description: for its transformer). Key-value coding
+    /// reads the type from the entity's layout, so a read does not retain the description.
+    static func decode(_ stored: StoredValue, type: AttributeType) -> Any? {
+        switch (type, stored) {
         case (_, .null): return nil
         case (.integer16, .integer(let v)): return Int16(truncatingIfNeeded: v)
         case (.integer32, .integer(let v)): return Int32(truncatingIfNeeded: v)
@@ -131,11 +139,15 @@ extension AttributeCodec {
         case (.uuid, .blob(let data)) where data.count == 16: return uuid(from: data)
         case (.uuid, .text(let text)): return UUID(uuidString: text)
         case (.uri, .text(let text)): return URL(string: text)
-        case (.transformable, .blob(let data)):
-            let name = attribute.valueTransformerName ?? AttributeValueTransformers.propertyListTransformerName
-            return try? AttributeValueTransformers.transformer(forName: name)?.reverseTransformedValue(data)
         default: return nil
         }
+    }
+
+    /// The value a transformable attribute's transformer makes of its stored data.
+    private static func decodeTransformable(_ stored: StoredValue, for attribute: AttributeDescription) -> Any? {
+        guard case .blob(let data) = stored else { return nil }
+        let name = attribute.valueTransformerName ?? AttributeValueTransformers.propertyListTransformerName
+        return try? AttributeValueTransformers.transformer(forName: name)?.reverseTransformedValue(data)
     }
 
     private static func entityName(_ attribute: AttributeDescription) -> String {

@@ -158,7 +158,9 @@ extension ManagedObject {
         case .attribute(let index):
             fireFaultIfNeeded()
             guard index < attributeValues.count else { return nil }
-            return AttributeCodec.decode(attributeValues[index], for: entity.layout.storedAttributes[index])
+            let type = entity.layout.storedAttributeTypes[index]
+            if type == .transformable { return AttributeCodec.decode(attributeValues[index], for: entity.layout.storedAttributes[index]) }
+            return AttributeCodec.decode(attributeValues[index], type: type)
         case .transient(let index):
             fireFaultIfNeeded()
             return index < transientValues.count ? transientValues[index] : nil

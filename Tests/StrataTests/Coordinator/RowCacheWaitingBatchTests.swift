@@ -104,6 +104,23 @@ struct RowCacheWaitingBatchTests {
         #expect(cache.snapshot(for: setup.id(1), maxAge: -1) === saved[0])
     }
 
+    @Test("while a save's floor may be in force, a batch of its tree goes into the table at once")
+    func batchUnderFloorGoesInAtOnce() throws {
+        let setup = try Setup()
+        let cache = RowCache(shardCount: 2)
+        cache.invalidate([(id: setup.id(1), floor: 1)])
+        // Released at once: had they waited, they would take no entry (see above). Stored
+        // under the floor, they go in as the table takes any row, and wait for the purge.
+        cache.store([setup.row(5), setup.row(6)])
+        #expect(cache.entryCount == 3)  // the floor's entry and the two rows
+        #expect(cache.liveCount == 0)
+        // The floor judges the batch as it stands: version 1 of row 1 is refused.
+        let racing = [setup.row(1, version: 1), setup.row(7, version: 1)]
+        cache.store(racing)
+        #expect(cache.snapshot(for: setup.id(1), maxAge: -1) == nil)
+        #expect(cache.snapshot(for: setup.id(7), maxAge: -1) === racing[1])
+    }
+
     @Test("a batch request drops the waiting rows of its tree and refuses those read before it")
     func batchRequestDropsWaitingRows() throws {
         let setup = try Setup()
