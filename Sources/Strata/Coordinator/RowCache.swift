@@ -103,6 +103,13 @@ final class RowCache: Sendable {
         /// it would be judged).
         var floorsUntil: [ObjectIdentifier: UInt64] = [:]
 
+        /// The waiting batches of `tree`, taken out.
+        mutating func take(tree: ObjectIdentifier) -> [WaitingBatch] {
+            guard let batches = byTree.removeValue(forKey: tree) else { return [] }
+            rowCount -= batches.reduce(0) { $0 + $1.rows.count }
+            return batches
+        }
+
         /// Every waiting batch, taken out (the floors' record stays).
         mutating func takeAll() -> [WaitingBatch] {
             let all = byTree.values.flatMap { $0 }
@@ -130,6 +137,17 @@ final class RowCache: Sendable {
     /// The inheritance tree of a row (the key of its waiting batches).
     @inline(__always) private static func tree(of id: ManagedObjectID) -> ObjectIdentifier {
         id.entity.layout.rootIdentifier
+    }
+
+    /// The inheritance trees of `ids`; a run of one entity's IDs looks its tree up once.
+    private static func trees(of ids: some Sequence<ManagedObjectID>) -> Set<ObjectIdentifier> {
+        var trees = Set<ObjectIdentifier>()
+        var lastEntity: ObjectIdentifier?
+        for id in ids where ObjectIdentifier(id.entity) != lastEntity {
+            lastEntity = ObjectIdentifier(id.entity)
+            trees.insert(tree(of: id))
+        }
+        return trees
     }
 
     /// The shard of a row: its key's low bits. Equal IDs have equal keys, and the key needs no
@@ -202,11 +220,9 @@ final class RowCache: Sendable {
             if let until = state.floorsUntil[tree] {
                 if RowSnapshot.now() < until {
                     underFloor = true
-                    return state.byTree.removeValue(forKey: tree).map { batches in
-                        state.rowCount -= batches.reduce(0) { $0 + $1.rows.count }
-                        waitingRowCount.store(state.rowCount, ordering: .relaxed)
-                        return batches
-                    } ?? []
+                    let earlier = state.take(tree: tree)
+                    waitingRowCount.store(state.rowCount, ordering: .relaxed)
+                    return earlier
                 }
                 state.floorsUntil[tree] = nil
             }
@@ -230,9 +246,7 @@ final class RowCache: Sendable {
             var taken: [WaitingBatch] = []
             for tree in trees {
                 state.floorsUntil[tree] = max(state.floorsUntil[tree] ?? 0, expires)
-                guard let batches = state.byTree.removeValue(forKey: tree) else { continue }
-                state.rowCount -= batches.reduce(0) { $0 + $1.rows.count }
-                taken += batches
+                taken += state.take(tree: tree)
             }
             waitingRowCount.store(state.rowCount, ordering: .relaxed)
             return taken
@@ -244,8 +258,7 @@ final class RowCache: Sendable {
     private func indexWaitingRows(ofTree tree: ObjectIdentifier) {
         guard waitingRowCount.load(ordering: .relaxed) > 0 else { return }
         let batches = waiting.withLock { state -> [WaitingBatch] in
-            guard let batches = state.byTree.removeValue(forKey: tree) else { return [] }
-            state.rowCount -= batches.reduce(0) { $0 + $1.rows.count }
+            let batches = state.take(tree: tree)
             waitingRowCount.store(state.rowCount, ordering: .relaxed)
             return batches
         }
@@ -255,13 +268,7 @@ final class RowCache: Sendable {
     /// Puts the waiting batches of the trees of `ids` into the table.
     private func indexWaitingRows(ofTreesOf ids: [ManagedObjectID]) {
         guard waitingRowCount.load(ordering: .relaxed) > 0 else { return }
-        var trees = Set<ObjectIdentifier>()
-        var lastEntity: ObjectIdentifier?
-        for id in ids where ObjectIdentifier(id.entity) != lastEntity {
-            lastEntity = ObjectIdentifier(id.entity)
-            trees.insert(Self.tree(of: id))
-        }
-        for tree in trees { indexWaitingRows(ofTree: tree) }
+        for tree in Self.trees(of: ids) { indexWaitingRows(ofTree: tree) }
     }
 
     /// Puts every waiting batch into the table.
@@ -360,14 +367,12 @@ final class RowCache: Sendable {
                     if isUnused {
                         // Unused: only an entry already there takes it (it replaces an older row).
                         if let bucket = state.entries.bucket(of: snapshot.objectID) {
-                            state.entries.withValue(inBucket: bucket) { Self.update(&$0, withWaiting: snapshot) }
+                            state.entries.withValue(inBucket: bucket) { Self.update(&$0, with: snapshot, waited: true, now: &now) }
                         }
-                    } else if waited {
-                        state.entries.withValue(for: snapshot.objectID, default: Entry()) { Self.update(&$0, withWaiting: snapshot) }
                     } else {
                         // One hash lookup per row: the entry is changed in place (a row not
                         // cached yet gets a new entry holding its snapshot).
-                        state.entries.withValue(for: snapshot.objectID, default: Entry()) { Self.update(&$0, with: snapshot, now: &now) }
+                        state.entries.withValue(for: snapshot.objectID, default: Entry()) { Self.update(&$0, with: snapshot, waited: waited, now: &now) }
                     }
                 }
             }
@@ -438,20 +443,13 @@ final class RowCache: Sendable {
     }
 
     @inline(__always)
-    private static func update(_ entry: inout Entry, with snapshot: RowSnapshot, now: inout UInt64?) {
+    private static func update(_ entry: inout Entry, with snapshot: RowSnapshot, waited: Bool, now: inout UInt64?) {
         if let current = entry.liveSnapshot(), current.version > snapshot.version { return }
-        if entry.floor > 0 && entry.refuses(snapshot, now: time(&now)) { return }
+        // A row of a waiting batch meets any floor, expired or not (see `index(_:)`).
+        if entry.floor > 0 && (waited ? entry.refusesWaiting(snapshot) : entry.refuses(snapshot, now: time(&now))) { return }
         // The floor of a recent save stays: the saved row's snapshot (stored here by the save)
         // may be released before a read that began before the save returns, and that read's
         // older row must still be refused.
-        entry.snapshot = snapshot
-    }
-
-    /// ``update(_:with:now:)`` for a row of a waiting batch (see `index(_:)`).
-    @inline(__always)
-    private static func update(_ entry: inout Entry, withWaiting snapshot: RowSnapshot) {
-        if let current = entry.liveSnapshot(), current.version > snapshot.version { return }
-        if entry.refusesWaiting(snapshot) { return }
         entry.snapshot = snapshot
     }
 
@@ -470,13 +468,7 @@ final class RowCache: Sendable {
         guard !rows.isEmpty else { return }
         let expires = RowSnapshot.now() &+ Self.floorLifetime
         // The trees' waiting rows go in first, so that the floors below meet them in the table.
-        var trees = Set<ObjectIdentifier>()
-        var lastEntity: ObjectIdentifier?
-        for row in rows where ObjectIdentifier(row.id.entity) != lastEntity {
-            lastEntity = ObjectIdentifier(row.id.entity)
-            trees.insert(Self.tree(of: row.id))
-        }
-        index(noteFloors(ofTrees: trees, until: expires))
+        index(noteFloors(ofTrees: Self.trees(of: rows.lazy.map(\.id)), until: expires))
         // One lock per shard, not per row.
         var grouped = Array(repeating: [(id: ManagedObjectID, floor: Int64)](), count: shards.count)
         if shards.count == 1 {

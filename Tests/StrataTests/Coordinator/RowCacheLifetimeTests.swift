@@ -12,22 +12,9 @@ import Testing
 /// their reference count (`Sources/Strata/Coordinator/RowCache.swift`).
 @Suite("Row cache lifetime")
 struct RowCacheLifetimeTests {
-    private struct Setup {
-        let entity: EntityDescription
-        let token = StoreToken(identifier: "store")
-
-        init() throws { entity = try ModelFixtures.frozenPerson() }
-
-        func id(_ key: Int64) -> ManagedObjectID { ManagedObjectID(entityIdentity: entity, primaryKey: key, store: token) }
-
-        func row(_ key: Int64, version: Int64 = 1) -> RowSnapshot {
-            RowSnapshot.make(objectID: id(key), version: version, attributes: [.text("row \(key)"), .integer(key), .null], toOne: [])
-        }
-    }
-
     @Test("a cached row is served while something uses it, and not once only the cache holds it")
     func servedWhileUsed() throws {
-        let setup = try Setup()
+        let setup = try RowCacheFixture()
         let cache = RowCache()
         var held: RowSnapshot? = setup.row(1)
         cache.store([try #require(held)])
@@ -40,7 +27,7 @@ struct RowCacheLifetimeTests {
 
     @Test("an older row does not replace a newer one in use, and does once the newer one is unused")
     func versionsWhileUsed() throws {
-        let setup = try Setup()
+        let setup = try RowCacheFixture()
         let cache = RowCache(shardCount: 1)
         var newer: RowSnapshot? = setup.row(5, version: 3)
         cache.store([try #require(newer)])
@@ -54,7 +41,7 @@ struct RowCacheLifetimeTests {
 
     @Test("rows nobody uses are purged: the table stays near the rows in use, however many were cached")
     func purgeBoundsTheTable() throws {
-        let setup = try Setup()
+        let setup = try RowCacheFixture()
         let cache = RowCache(shardCount: 4)
         let kept = (0..<100).map { setup.row(Int64($0)) }
         cache.store(kept)
@@ -72,7 +59,7 @@ struct RowCacheLifetimeTests {
 
     @Test("threads storing, reading and dropping rows at once only ever get the row they asked for")
     func concurrentUse() throws {
-        let setup = try Setup()
+        let setup = try RowCacheFixture()
         let cache = RowCache()
         let wrong = Atomic<Int>(0)
         let served = Atomic<Int>(0)

@@ -11,22 +11,9 @@ import Testing
 /// request made stale.
 @Suite("Row cache waiting batches")
 struct RowCacheWaitingBatchTests {
-    private struct Setup {
-        let entity: EntityDescription
-        let token = StoreToken(identifier: "store")
-
-        init() throws { entity = try ModelFixtures.frozenPerson() }
-
-        func id(_ key: Int64) -> ManagedObjectID { ManagedObjectID(entityIdentity: entity, primaryKey: key, store: token) }
-
-        func row(_ key: Int64, version: Int64 = 1) -> RowSnapshot {
-            RowSnapshot.make(objectID: id(key), version: version, attributes: [.text("row \(key)"), .integer(key), .null], toOne: [])
-        }
-    }
-
     @Test("a batch's rows in use are served to a later look-up, one by one or several at once")
     func waitingRowsAreServed() throws {
-        let setup = try Setup()
+        let setup = try RowCacheFixture()
         let cache = RowCache(shardCount: 4)
         let rows = (0..<10).map { setup.row($0) }
         cache.store(rows)
@@ -44,7 +31,7 @@ struct RowCacheWaitingBatchTests {
 
     @Test("rows nothing uses any more when their batch goes in take no entry")
     func unusedRowsTakeNoEntry() throws {
-        let setup = try Setup()
+        let setup = try RowCacheFixture()
         let cache = RowCache(shardCount: 4)
         let kept = (0..<5).map { setup.row($0) }
         do {
@@ -58,7 +45,7 @@ struct RowCacheWaitingBatchTests {
 
     @Test("an unused newer row still replaces the older row in use, as it would have when stored")
     func unusedNewerRowReplacesOlder() throws {
-        let setup = try Setup()
+        let setup = try RowCacheFixture()
         let cache = RowCache(shardCount: 1)
         let older = setup.row(1, version: 1)
         cache.store([older])
@@ -73,7 +60,7 @@ struct RowCacheWaitingBatchTests {
 
     @Test("an older row in a waiting batch does not replace a newer one in use")
     func olderWaitingRowLosesToNewer() throws {
-        let setup = try Setup()
+        let setup = try RowCacheFixture()
         let cache = RowCache(shardCount: 2)
         let newer = setup.row(1, version: 5)
         cache.store([newer])
@@ -85,7 +72,7 @@ struct RowCacheWaitingBatchTests {
 
     @Test("a save's floor meets the rows that waited before it, and those stored after it")
     func saveFloorMeetsWaitingRows() throws {
-        let setup = try Setup()
+        let setup = try RowCacheFixture()
         let cache = RowCache(shardCount: 2)
         let before = [setup.row(1, version: 1), setup.row(2, version: 1)]
         cache.store(before)
@@ -106,7 +93,7 @@ struct RowCacheWaitingBatchTests {
 
     @Test("while a save's floor may be in force, a batch of its tree goes into the table at once")
     func batchUnderFloorGoesInAtOnce() throws {
-        let setup = try Setup()
+        let setup = try RowCacheFixture()
         let cache = RowCache(shardCount: 2)
         cache.invalidate([(id: setup.id(1), floor: 1)])
         // Released at once: had they waited, they would take no entry (see above). Stored
@@ -123,7 +110,7 @@ struct RowCacheWaitingBatchTests {
 
     @Test("a batch request drops the waiting rows of its tree and refuses those read before it")
     func batchRequestDropsWaitingRows() throws {
-        let setup = try Setup()
+        let setup = try RowCacheFixture()
         let cache = RowCache(shardCount: 2)
         let before = [setup.row(1), setup.row(2)]
         let racing = [setup.row(3), setup.row(4)]
@@ -140,7 +127,7 @@ struct RowCacheWaitingBatchTests {
 
     @Test("past the waiting limit, the batches already waiting go into the table")
     func overflowIndexesEarlierBatches() throws {
-        let setup = try Setup()
+        let setup = try RowCacheFixture()
         let cache = RowCache(shardCount: 4)
         let first = (0..<Int64(RowCache.waitingRowLimit)).map { setup.row($0) }
         cache.store(first)
