@@ -24,6 +24,8 @@ public final class PostgreSQLConnection {
     var session = 0
     /// How many statements were prepared with a generated name (the next one's number).
     var preparedStatementCount = 0
+    /// The statements `executeCached(_:parameters:)` prepared.
+    var statementCache = PostgreSQLStatementCache(session: 0)
 
     /// Opens a connection to the server a `postgresql://` URL names, failing within the URL's
     /// `connect_timeout` or else `PostgreSQLConfiguration.standardConnectTimeout` (5 s).

@@ -105,6 +105,11 @@ extension PostgreSQLError {
         public static let adminShutdown = "57P01"
         /// 25P02 in_failed_sql_transaction.
         public static let inFailedTransaction = "25P02"
+        /// 26000 invalid_sql_statement_name (no prepared statement of that name in the session).
+        public static let invalidStatementName = "26000"
+        /// 0A000 feature_not_supported (also what a prepared statement whose table changed gets:
+        /// "cached plan must not change result type").
+        public static let featureNotSupported = "0A000"
 
         /// The condition name of a code in this list, as the documentation spells it.
         public static func name(of code: String) -> String? {
@@ -121,6 +126,8 @@ extension PostgreSQLError {
             case invalidCatalogName: return "invalid_catalog_name"
             case adminShutdown: return "admin_shutdown"
             case inFailedTransaction: return "in_failed_sql_transaction"
+            case invalidStatementName: return "invalid_sql_statement_name"
+            case featureNotSupported: return "feature_not_supported"
             default: return nil
             }
         }

@@ -22,6 +22,8 @@ public enum PostgreSQLIdentifier {
                 message: "\"\(name.prefix(80))\" cannot be a PostgreSQL identifier: it must be 1 to \(maximumLength) UTF-8 bytes without NUL (it has \(length))",
                 activity: "quoting an identifier")
         }
+        // Most names hold no double quote: they are only wrapped (this runs for every fetch).
+        guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
         return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

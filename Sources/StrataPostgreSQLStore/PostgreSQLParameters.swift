@@ -20,7 +20,9 @@ enum PostgreSQLText {
     /// `name` double-quoted, inner double quotes doubled (an alias; table and column names come
     /// quoted from ``PostgreSQLSchema``).
     static func quoted(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Most names hold no double quote: they are only wrapped (this runs for every fetch).
+        guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
+        return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// `alias.column` with both quoted (`column` unquoted, as ``PostgreSQLTable`` names it).

@@ -11,7 +11,7 @@ extension PostgreSQLStore {
         let plan = try plan(for: request.rows.entity)
         guard let query = PostgreSQLDictionaryCompiler.compile(request, fetch: compiledFetch(request.rows), table: plan.table, alias: Self.fetchAlias) else { return nil }
         return try reading("Fetching \(request.rows.entity.name) dictionaries from the PostgreSQL store", options: options) { connection in
-            try connection.execute(query.sql, parameters: query.parameters).map { row in
+            try run(query.sql, parameters: query.parameters, on: connection).map { row in
                 try query.reads.enumerated().map { index, read -> Any? in
                     switch read {
                     case .value(let attribute): return try PostgreSQLValueMapping.value(of: row, column: index, for: attribute)

@@ -28,11 +28,11 @@ extension PostgreSQLStore {
         let sql = "SELECT \(plan.selectList) FROM \(plan.table.quotedName) AS \"\(Self.fetchAlias)\" WHERE \(compiled.whereClause)"
         if compiled.canWindowInSQL {
             return try reading("Fetching \(request.entity.name) rows from the PostgreSQL store", options: options) { connection in
-                try nodes(from: connection.execute(sql + Self.window(compiled, request), parameters: compiled.parameters), on: connection)
+                try nodes(from: run(sql + Self.window(compiled, request), parameters: compiled.parameters, on: connection), on: connection)
             }
         }
         let candidates = try reading("Fetching \(request.entity.name) rows from the PostgreSQL store", options: options) { connection in
-            try nodes(from: connection.execute(sql, parameters: compiled.parameters), on: connection)
+            try nodes(from: run(sql, parameters: compiled.parameters, on: connection), on: connection)
         }
         // The connection is back in the pool here: evaluating may read more rows (key paths
         // through relationships) through this store.
@@ -50,7 +50,7 @@ extension PostgreSQLStore {
             + Self.window(compiled, request)
         let entities = model.entitiesByName
         return try reading("Fetching \(request.entity.name) IDs from the PostgreSQL store", options: options) { connection in
-            try connection.execute(sql, parameters: compiled.parameters).map { row in
+            try run(sql, parameters: compiled.parameters, on: connection).map { row in
                 guard let key = try row.int64(0), let entity = try row.string(1).flatMap({ entities[$0] }) else {
                     throw StrataError(code: StrataError.Code.persistentStoreOperation, message: "A row of the PostgreSQL store has no key or an unknown entity", url: redactedURL)
                 }
@@ -68,7 +68,7 @@ extension PostgreSQLStore {
         let plan = try plan(for: request.entity)
         let sql = "SELECT count(*) FROM \(plan.table.quotedName) AS \"\(Self.fetchAlias)\" WHERE \(compiled.whereClause)"
         let total = try reading("Counting \(request.entity.name) rows in the PostgreSQL store", options: options) { connection in
-            try connection.execute(sql, parameters: compiled.parameters).first?.int64(0) ?? 0
+            try run(sql, parameters: compiled.parameters, on: connection).first?.int64(0) ?? 0
         }
         let afterOffset = max(0, Int(total) - max(0, request.fetchOffset))
         return request.fetchLimit > 0 ? min(afterOffset, request.fetchLimit) : afterOffset

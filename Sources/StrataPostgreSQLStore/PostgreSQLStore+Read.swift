@@ -25,9 +25,9 @@ extension PostgreSQLStore {
                 while start < keys.count {
                     let batch = keys[start..<min(start + Self.keyBatchSize, keys.count)]
                     start += Self.keyBatchSize
-                    let result = try connection.execute(
+                    let result = try run(
                         "SELECT \(plan.selectList) FROM \(plan.table.quotedName) WHERE \"\(PostgreSQLTable.primaryKeyColumn)\" = ANY($1::bigint[])",
-                        parameters: [PostgreSQLValueMapping.keyArray(batch)])
+                        parameters: [PostgreSQLValueMapping.keyArray(batch)], on: connection)
                     nodes += try self.nodes(from: result, on: connection)
                 }
             }
@@ -70,7 +70,7 @@ extension PostgreSQLStore {
             while start < keys.count {
                 let batch = keys[start..<min(start + Self.keyBatchSize, keys.count)]
                 start += Self.keyBatchSize
-                for row in try connection.execute(sql, parameters: [PostgreSQLValueMapping.keyArray(batch)]) {
+                for row in try run(sql, parameters: [PostgreSQLValueMapping.keyArray(batch)], on: connection) {
                     guard let ownerKey = try row.int64(0), let memberKey = try row.int64(1), let owners = ownersByKey[ownerKey] else { continue }
                     let entity = try row.string(2).flatMap { entities[$0] } ?? destination
                     let member = newObjectID(for: entity, referenceObject: memberKey)
@@ -86,11 +86,12 @@ extension PostgreSQLStore {
     /// are looked up with one more statement per such table. Runs on the thread holding
     /// `connection`.
     func nodes(from result: PostgreSQLResult, on connection: PostgreSQLConnection) throws -> [IncrementalStoreNode] {
-        // Values by node position (no per-row dictionary): see `IncrementalStoreNode.storedAttributes(of:)`.
+        // Column values by node position (no per-row dictionary, no Swift value of each column):
+        // see `IncrementalStoreNode.storedAttributes(of:)`.
         struct Pending {
             let id: ManagedObjectID
             let version: Int64
-            var values: [Any?]
+            var values: [IncrementalStoreNode.ColumnValue]
             var toOne: [ManagedObjectID?]
             var targets: [(slot: Int, relationship: RelationshipDescription, target: Int64)]
         }
@@ -103,12 +104,12 @@ extension PostgreSQLStore {
                     url: redactedURL)
             }
             var item = Pending(
-                id: newObjectID(for: plan.entity, referenceObject: key), version: version, values: Array(repeating: nil, count: plan.attributeCount),
+                id: newObjectID(for: plan.entity, referenceObject: key), version: version, values: Array(repeating: .null, count: plan.attributeCount),
                 toOne: Array(repeating: nil, count: plan.toOneCount), targets: [])
             for field in plan.fields {
                 switch field.kind {
                 case .attribute(let attribute):
-                    item.values[field.nodeSlot] = try PostgreSQLValueMapping.value(of: row, column: field.columnIndex, for: attribute)
+                    item.values[field.nodeSlot] = try PostgreSQLValueMapping.columnValue(of: row, column: field.columnIndex, for: attribute)
                 case .toOne(let relationship):
                     guard let target = try row.int64(field.columnIndex), let destination = relationship.destinationEntity else { continue }
                     if let table = schema.table(for: destination), table.entityNames.count > 1 {
@@ -124,9 +125,9 @@ extension PostgreSQLStore {
         var entityOfTarget: [String: [Int64: String]] = [:]
         for (rootName, keys) in lookups {
             guard let table = schema.tablesByRootName[rootName] else { continue }
-            let rows = try connection.execute(
+            let rows = try run(
                 "SELECT \"\(PostgreSQLTable.primaryKeyColumn)\", \"\(PostgreSQLTable.entityColumn)\" FROM \(table.quotedName) WHERE \"\(PostgreSQLTable.primaryKeyColumn)\" = ANY($1::bigint[])",
-                parameters: [PostgreSQLValueMapping.keyArray(keys)])
+                parameters: [PostgreSQLValueMapping.keyArray(keys)], on: connection)
             for row in rows {
                 if let key = try row.int64(0), let name = try row.string(1) { entityOfTarget[rootName, default: [:]][key] = name }
             }
@@ -139,7 +140,7 @@ extension PostgreSQLStore {
                 let name = entityOfTarget[destination.rootEntity.name]?[target.target]
                 toOne[target.slot] = newObjectID(for: name.flatMap { entities[$0] } ?? destination, referenceObject: target.target)
             }
-            return try IncrementalStoreNode(objectID: item.id, version: item.version, attributeValues: item.values, toOneTargets: toOne)
+            return try IncrementalStoreNode(objectID: item.id, version: item.version, columnValues: item.values, toOneTargets: toOne)
         }
     }
 }

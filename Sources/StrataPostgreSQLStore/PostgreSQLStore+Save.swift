@@ -214,7 +214,7 @@ struct SaveWriter {
             sql += " AND \(versionColumn) = $\(parameters.count)"
         }
         sql += " RETURNING \(versionColumn)"
-        if let row = try connection.execute(sql, parameters: parameters).first, let version = try row.int64(0) {
+        if let row = try store.run(sql, parameters: parameters, on: connection).first, let version = try row.int64(0) {
             result.versions[node.objectID] = version
             return
         }
@@ -237,7 +237,7 @@ struct SaveWriter {
         if !preserved.isEmpty, columns.count == preserved.count {
             sql += " RETURNING " + (try columns.map { try PostgreSQLIdentifier.quoted($0) }.joined(separator: ", "))
         }
-        let deleted = try connection.execute(sql, parameters: parameters)
+        let deleted = try store.run(sql, parameters: parameters, on: connection)
         if deleted.rowsAffected ?? 0 > 0 {
             if !preserved.isEmpty, columns.count == preserved.count, let row = deleted.first {
                 var values: [String: Any] = [:]

@@ -44,6 +44,9 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     /// Whether the store was added with `PersistentStoreOption.persistentHistoryTracking`:
     /// every write records a history transaction (PostgreSQLStore+History.swift).
     let tracksHistory: Bool
+    /// Whether statements run many times go through each connection's prepared statements
+    /// (``PostgreSQLStoreOption/preparesStatements``; see ``run(_:parameters:on:)``).
+    let preparesStatements: Bool
     /// What opening found of the namespace's history.
     let historyState = StrataLock(PostgreSQLHistoryState())
     /// The newest history transaction this store heard of (read when it starts listening,
@@ -80,6 +83,7 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
         self.configuration = configuration
         self.isReadOnly = options[PersistentStoreOption.readOnly] as? Bool ?? false
         self.tracksHistory = options[PersistentStoreOption.persistentHistoryTracking] as? Bool ?? false
+        self.preparesStatements = options[PostgreSQLStoreOption.preparesStatements] as? Bool ?? true
         self.redactedURL = redacted
         self.schema = schema
         self.plans = PostgreSQLEntityPlan.plans(for: model, configurationName: configurationName, schema: schema)
@@ -299,6 +303,14 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
         } catch {
             throw strataError(error, while: doing, code: code)
         }
+    }
+
+    /// Runs `sql`, a statement the store runs many times (a fetch, a read by key, a save's
+    /// per-row write), on `connection`: prepared once per connection and text
+    /// (`PostgreSQLConnection.executeCached`), or sent whole each time when the store was added
+    /// with ``PostgreSQLStoreOption/preparesStatements`` false. On the thread holding `connection`.
+    func run(_ sql: String, parameters: [PostgreSQLValue] = [], on connection: PostgreSQLConnection) throws -> PostgreSQLResult {
+        preparesStatements ? try connection.executeCached(sql, parameters: parameters) : try connection.execute(sql, parameters: parameters)
     }
 
     /// `error` as a ``StrataError``: itself when it is one, else one with `code` whose message

@@ -21,6 +21,12 @@ public enum PostgreSQLStoreOption {
     /// merge them and `.persistentStoreRemoteChange` can be posted. Default true; saves announce
     /// their changes (`NOTIFY`) either way.
     public static let listensForChanges = "StrataPostgreSQLListensForChangesOption"
+    /// `Bool`: run the statements the store runs many times (fetches, reads by key, a save's
+    /// per-row `UPDATE` and `DELETE`) as statements prepared on each connection, so the server
+    /// parses and plans each text once per connection (`PostgreSQLConnection.executeCached`).
+    /// Default true. Set it to false behind a pooler that does not keep a session's prepared
+    /// statements (PgBouncer before 1.21 in transaction mode).
+    public static let preparesStatements = "StrataPostgreSQLPreparesStatementsOption"
 
     /// The namespace used when ``namespace`` is not given.
     public static let defaultNamespace = "public"

@@ -157,6 +157,41 @@ enum PostgreSQLValueMapping {
         }
     }
 
+    /// Column `column` of `row` for `attribute` as an `IncrementalStoreNode.ColumnValue` (the
+    /// form the node keeps, so no Swift value is made in between; `.null` for NULL). Throws a
+    /// ``StrataError`` when the column's text is not of its type (a row written by another
+    /// program); the node checks what the attribute can take.
+    static func columnValue(of row: PostgreSQLRow, column: Int, for attribute: AttributeDescription) throws -> IncrementalStoreNode.ColumnValue {
+        func damaged() -> StrataError {
+            StrataError(
+                code: StrataError.Code.persistentStoreOperation,
+                message: "The PostgreSQL column of \(attribute.entity?.name ?? "?").\(attribute.name) holds a value that is not a \(attribute.type.rawValue)",
+                entityName: attribute.entity?.name, key: attribute.name)
+        }
+        switch attribute.type {
+        case .integer16, .integer32, .integer64:
+            return try row.int64(column).map { .integer($0) } ?? .null
+        case .double, .date:
+            return try row.double(column).map { .real($0) } ?? .null
+        case .float:
+            // Parsed as a Float: its text is float4's shortest form, which a Double would round
+            // differently.
+            guard let text = try row.string(column) else { return .null }
+            guard let float = Float(text) else { throw damaged() }
+            return .real(Double(float))
+        case .decimal, .string, .uri:
+            return try row.string(column).map { .text($0) } ?? .null
+        case .boolean:
+            return try row.bool(column).map { .integer($0 ? 1 : 0) } ?? .null
+        case .binaryData, .transformable:
+            return try row.data(column).map { .blob($0) } ?? .null
+        case .uuid:
+            return try row.uuid(column).map { uuid in .blob(withUnsafeBytes(of: uuid.uuid) { Data($0) }) } ?? .null
+        case .objectID, .undefined:
+            return .null
+        }
+    }
+
     /// The Swift value of `attribute` that the column form `value` stands for (the inverse of
     /// ``parameter(_:for:)``; `nil` for `.null`). Throws 134070 naming the attribute for a form
     /// the attribute cannot hold.

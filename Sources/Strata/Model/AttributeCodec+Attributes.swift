@@ -124,7 +124,8 @@ extension AttributeCodec {
         case (.integer64, .real(let v)): return Int64(exactly: v.rounded(.towardZero)) ?? 0
         case (.double, _): return doubleFromStored(stored)
         case (.float, _): return doubleFromStored(stored).map { Float($0) }
-        case (.decimal, .text(let text)): return Decimal(string: text, locale: DecimalText.posix)
+        // `Decimal(string:)` does not read "NaN", the text a NaN is stored as (DecimalText).
+        case (.decimal, .text(let text)): return text == "NaN" ? Decimal.nan : Decimal(string: text, locale: DecimalText.posix)
         case (.decimal, .integer(let v)): return Decimal(v)
         // Not `Decimal(v)`: it traps on an infinity (a REAL column holding 9e999).
         case (.decimal, .real(let v)): return decimalValue(v)

@@ -379,6 +379,56 @@ struct PostgreSQLStoreTests {
         }
     }
 
+    // Core Data leaves statement handling to the store; the SQLite store caches its compiled
+    // statements. This one prepares the statements it runs many times on each connection, unless
+    // told not to (poolers that drop a session's prepared statements), and a table another
+    // program changed under a prepared statement does not break reads (PostgreSQL refuses the
+    // old statement with 0A000 once its result type changed; the store prepares it again).
+    @Test("fetches and saves give the same results with and without prepared statements, also after a column changed under them", arguments: [true, false])
+    func preparedStatements(prepares: Bool) throws {
+        let database = try PostgreSQLTestDatabase()
+        let item = EntityDescription(name: "Item")
+        item.properties = [AttributeDescription(name: "name", type: .string), AttributeDescription(name: "score", type: .integer32)]
+        let model = ManagedObjectModel(entities: [item])
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try database.addStore(to: coordinator, options: [PostgreSQLStoreOption.preparesStatements: prepares])
+        let context = Self.context(coordinator)
+        func names(scoreAbove floor: Int32) throws -> [String] {
+            try context.performAndWait {
+                let request = FetchRequest<ManagedObject>(entityName: "Item")
+                request.predicate = ObjectPredicate(format: "score > %@", NSNumber(value: floor))
+                request.sortDescriptors = [ObjectSortDescriptor(key: "score")]
+                request.fetchLimit = 10
+                return try context.fetch(request).compactMap { $0.value(forKey: "name") as? String }
+            }
+        }
+        try context.performAndWait {
+            for score in 1...5 {
+                let object = ManagedObject(entity: item, insertInto: context)
+                object.setValue("item \(score)", forKey: "name")
+                object.setValue(Int32(score), forKey: "score")
+            }
+            try context.save()
+        }
+        for floor in 0...4 { #expect(try names(scoreAbove: Int32(floor)) == (floor + 1...5).map { "item \($0)" }) }
+        // Edits and a delete run their per-row statements many times too.
+        try context.performAndWait {
+            let request = FetchRequest<ManagedObject>(entityName: "Item")
+            for object in try context.fetch(request) {
+                let score = object.value(forKey: "score") as? Int32 ?? 0
+                if score == 5 { context.delete(object) } else { object.setValue(score * 10, forKey: "score") }
+            }
+            try context.save()
+            context.reset()
+        }
+        #expect(try names(scoreAbove: 15) == ["item 2", "item 3", "item 4"])
+        // Another program widens the column: the result type of the store's SELECT changes.
+        let connection = try database.connect()
+        try connection.execute("ALTER TABLE \(database.namespace).\"Item\" ALTER COLUMN score TYPE bigint")
+        #expect(try names(scoreAbove: 15) == ["item 2", "item 3", "item 4"])
+        #expect(try names(scoreAbove: 0) == ["item 1", "item 2", "item 3", "item 4"])
+    }
+
     // MARK: Saves
 
     // Core Data: optimistic locking across coordinators (processes). A save based on a row
