@@ -78,6 +78,12 @@ public struct PostgreSQLRow: Sendable {
         return value
     }
 
+    /// `body` on the column's bytes as the server sent them (its text output; the buffer is
+    /// valid only inside `body`), or nil for NULL: reads a value without making a `String`.
+    public func withUnsafeBytes<T>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T? {
+        try withBytes(column, body)
+    }
+
     /// Whether the column is NULL.
     public func isNull(_ column: Int) throws -> Bool {
         try checkBounds(column)
@@ -94,7 +100,69 @@ public struct PostgreSQLRow: Sendable {
         }
     }
     /// The column as a double (`float4`, `float8`, integers, `Infinity`, `NaN`), or nil.
-    public func double(_ column: Int) throws -> Double? { try converted(column, as: "double") { Double($0) } }
+    public func double(_ column: Int) throws -> Double? {
+        switch try withBytes(column, Self.parseShortDecimal) {
+        case nil: return nil  // NULL
+        case let parsed??: return parsed
+        case .some(nil): return try converted(column, as: "double") { Double($0) }  // long, or not a plain decimal
+        }
+    }
+
+    /// Exact powers of ten a double holds: 10⁰ … 10²².
+    private static let exactPowersOfTen: [Double] = (0...22).reduce(into: []) { powers, exponent in powers.append(exponent == 0 ? 1 : powers[exponent - 1] * 10) }
+
+    /// The double a plain decimal spells (`-12.5`, `600`, `1.5e-3`) when its digits make an
+    /// integer of at most 2⁵³ and its power of ten is within ±22, or nil for anything else. Both
+    /// are then exact doubles, so one multiplication or division rounds as a full parse would
+    /// (Clinger's fast path); no text is made. Most stored numbers are short.
+    static func parseShortDecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        var position = 0
+        let count = bytes.count
+        let negative = count > 0 && bytes[0] == UInt8(ascii: "-")
+        if negative { position = 1 }
+        var mantissa: UInt64 = 0
+        var exponent = 0
+        var digits = 0
+        var seenPoint = false
+        while position < count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "."), !seenPoint {
+                seenPoint = true
+            } else if case let digit = byte &- UInt8(ascii: "0"), digit < 10 {
+                digits += 1
+                guard mantissa < 100_000_000_000_000_000 else { return nil }  // 18 digits: no overflow
+                mantissa = mantissa * 10 + UInt64(digit)
+                if seenPoint { exponent -= 1 }
+            } else {
+                break
+            }
+            position += 1
+        }
+        guard digits > 0 else { return nil }
+        if position < count {
+            guard bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") else { return nil }
+            position += 1
+            var sign = 1
+            if position < count, bytes[position] == UInt8(ascii: "-") || bytes[position] == UInt8(ascii: "+") {
+                if bytes[position] == UInt8(ascii: "-") { sign = -1 }
+                position += 1
+            }
+            var power = 0
+            var powerDigits = 0
+            while position < count, case let digit = bytes[position] &- UInt8(ascii: "0"), digit < 10 {
+                guard powerDigits < 4 else { return nil }
+                power = power * 10 + Int(digit)
+                powerDigits += 1
+                position += 1
+            }
+            guard powerDigits > 0, position == count else { return nil }
+            exponent += sign * power
+        }
+        guard mantissa <= 1 << 53, (-22...22).contains(exponent) else { return nil }
+        var value = Double(mantissa)
+        if exponent < 0 { value /= exactPowersOfTen[-exponent] } else { value *= exactPowersOfTen[exponent] }
+        return negative ? -value : value
+    }
     /// The column as a boolean (`bool`: `t` or `f`), or nil.
     public func bool(_ column: Int) throws -> Bool? {
         try converted(column, as: "boolean") {

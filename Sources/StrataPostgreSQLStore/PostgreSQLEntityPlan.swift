@@ -5,8 +5,9 @@ import StrataPostgreSQL
 /// How the store reads and writes the rows of one entity: its table, the select list shared by
 /// every entity of the table, and where each stored attribute and to-one is.
 ///
-/// Made once per entity when the store is created; immutable, usable from any thread.
-struct PostgreSQLEntityPlan: @unchecked Sendable {
+/// Made once per entity when the store is created; immutable, usable from any thread. A class,
+/// so that looking a plan up for every fetched row retains it rather than copying its fields.
+final class PostgreSQLEntityPlan: @unchecked Sendable {
     // @unchecked Sendable: immutable; holds the model's frozen descriptions.
 
     /// One stored property of the entity and its column.
@@ -45,6 +46,23 @@ struct PostgreSQLEntityPlan: @unchecked Sendable {
     let attributeCount: Int
     /// How many to-one targets a node of the entity has.
     let toOneCount: Int
+    /// Whether a to-one's target may be of several entities (its destination's table holds
+    /// more than one): its entity is then looked up with one more statement.
+    let hasToOnesOfSeveralEntities: Bool
+
+    init(entity: EntityDescription, table: PostgreSQLTable, selectList: String, fields: [Field], entityNames: [String], schema: PostgreSQLSchema) {
+        self.entity = entity
+        self.table = table
+        self.selectList = selectList
+        self.fields = fields
+        self.entityNames = entityNames
+        self.attributeCount = IncrementalStoreNode.storedAttributes(of: entity).count
+        self.toOneCount = IncrementalStoreNode.toOneRelationships(of: entity).count
+        self.hasToOnesOfSeveralEntities = fields.contains { field in
+            guard case .toOne(let relationship) = field.kind, let destination = relationship.destinationEntity else { return false }
+            return (schema.table(for: destination)?.entityNames.count ?? 0) > 1
+        }
+    }
 
     /// A plan for every entity of `configurationName` that `schema` stores, by entity name.
     /// Pure; callable from any thread (the model is frozen by then).
@@ -80,9 +98,7 @@ struct PostgreSQLEntityPlan: @unchecked Sendable {
                 names.append(next.name)
                 queue.append(contentsOf: next.subentities.sorted { $0.name < $1.name })
             }
-            plans[entity.name] = PostgreSQLEntityPlan(
-                entity: entity, table: table, selectList: selectList, fields: fields, entityNames: names, attributeCount: IncrementalStoreNode.storedAttributes(of: entity).count,
-                toOneCount: IncrementalStoreNode.toOneRelationships(of: entity).count)
+            plans[entity.name] = PostgreSQLEntityPlan(entity: entity, table: table, selectList: selectList, fields: fields, entityNames: names, schema: schema)
         }
         return plans
     }

@@ -82,46 +82,80 @@ extension PostgreSQLStore {
     }
 
     /// The nodes of the rows of `result` (selected with a plan's ``PostgreSQLEntityPlan/selectList``),
-    /// with to-one targets of the right (sub-)entity: targets in tables holding several entities
-    /// are looked up with one more statement per such table. Runs on the thread holding
-    /// `connection`.
+    /// in its order, with to-one targets of the right (sub-)entity: targets in tables holding
+    /// several entities are looked up with one more statement per such table. Runs on the thread
+    /// holding `connection`.
     func nodes(from result: PostgreSQLResult, on connection: PostgreSQLConnection) throws -> [IncrementalStoreNode] {
-        // Column values by node position (no per-row dictionary, no Swift value of each column):
-        // see `IncrementalStoreNode.storedAttributes(of:)`.
+        // A row whose targets' entities must be looked up waits here, with its position.
         struct Pending {
+            let position: Int
             let id: ManagedObjectID
             let version: Int64
-            var values: [IncrementalStoreNode.ColumnValue]
-            var toOne: [ManagedObjectID?]
-            var targets: [(slot: Int, relationship: RelationshipDescription, target: Int64)]
+            let values: [IncrementalStoreNode.ColumnValue]
+            let toOne: [ManagedObjectID?]
+            let targets: [(slot: Int, relationship: RelationshipDescription, target: Int64)]
         }
+        var nodes: [IncrementalStoreNode] = []
+        nodes.reserveCapacity(result.count)
         var pending: [Pending] = []
         var lookups: [String: Set<Int64>] = [:]
+        // Column values and targets by node position (`IncrementalStoreNode.storedAttributes(of:)`),
+        // one buffer for every row: a node copies what it needs.
+        var values: [IncrementalStoreNode.ColumnValue] = []
+        var toOne: [ManagedObjectID?] = []
+        var plan: PostgreSQLEntityPlan?
         for row in result {
-            guard let key = try row.int64(0), let entityName = try row.string(1), let plan = plans[entityName], let version = try row.int64(2) else {
-                throw StrataError(
-                    code: StrataError.Code.persistentStoreOperation, message: "A row of the PostgreSQL store names an entity the model does not have: \(try row.string(1) ?? "NULL")",
-                    url: redactedURL)
+            // A table of one entity has rows of that entity only: the name is read only where the
+            // table holds several, and then compared with the row before's, not made a String.
+            let sameEntity =
+                try plan.map { current in
+                    try current.table.entityNames.count == 1 || row.withUnsafeBytes(1) { current.entity.name.utf8.elementsEqual($0) } == true
+                } ?? false
+            if !sameEntity {
+                let name = try row.string(1)
+                guard let name, let next = plans[name] else {
+                    throw StrataError(
+                        code: StrataError.Code.persistentStoreOperation, message: "A row of the PostgreSQL store names an entity the model does not have: \(name ?? "NULL")",
+                        url: redactedURL)
+                }
+                plan = next
             }
-            var item = Pending(
-                id: newObjectID(for: plan.entity, referenceObject: key), version: version, values: Array(repeating: .null, count: plan.attributeCount),
-                toOne: Array(repeating: nil, count: plan.toOneCount), targets: [])
+            guard let plan, let key = try row.int64(0), let version = try row.int64(2) else {
+                throw StrataError(code: StrataError.Code.persistentStoreOperation, message: "A row of the PostgreSQL store has no key or version", url: redactedURL)
+            }
+            if values.count == plan.attributeCount {
+                for slot in values.indices { values[slot] = .null }
+            } else {
+                values = Array(repeating: .null, count: plan.attributeCount)
+            }
+            if toOne.count == plan.toOneCount {
+                for slot in toOne.indices { toOne[slot] = nil }
+            } else {
+                toOne = Array(repeating: nil, count: plan.toOneCount)
+            }
+            var targets: [(slot: Int, relationship: RelationshipDescription, target: Int64)] = []
             for field in plan.fields {
                 switch field.kind {
                 case .attribute(let attribute):
-                    item.values[field.nodeSlot] = try PostgreSQLValueMapping.columnValue(of: row, column: field.columnIndex, for: attribute)
+                    values[field.nodeSlot] = try PostgreSQLValueMapping.columnValue(of: row, column: field.columnIndex, for: attribute)
                 case .toOne(let relationship):
                     guard let target = try row.int64(field.columnIndex), let destination = relationship.destinationEntity else { continue }
-                    if let table = schema.table(for: destination), table.entityNames.count > 1 {
-                        item.targets.append((field.nodeSlot, relationship, target))
+                    if plan.hasToOnesOfSeveralEntities, let table = schema.table(for: destination), table.entityNames.count > 1 {
+                        targets.append((field.nodeSlot, relationship, target))
                         lookups[table.rootEntityName, default: []].insert(target)
                     } else {
-                        item.toOne[field.nodeSlot] = newObjectID(for: destination, referenceObject: target)
+                        toOne[field.nodeSlot] = newObjectID(for: destination, referenceObject: target)
                     }
                 }
             }
-            pending.append(item)
+            let id = newObjectID(for: plan.entity, referenceObject: key)
+            if targets.isEmpty {
+                nodes.append(try IncrementalStoreNode(objectID: id, version: version, columnValues: values, toOneTargets: toOne))
+            } else {
+                pending.append(Pending(position: nodes.count + pending.count, id: id, version: version, values: values, toOne: toOne, targets: targets))
+            }
         }
+        guard !pending.isEmpty else { return nodes }
         var entityOfTarget: [String: [Int64: String]] = [:]
         for (rootName, keys) in lookups {
             guard let table = schema.tablesByRootName[rootName] else { continue }
@@ -132,15 +166,22 @@ extension PostgreSQLStore {
                 if let key = try row.int64(0), let name = try row.string(1) { entityOfTarget[rootName, default: [:]][key] = name }
             }
         }
+        // The waiting rows go back to their positions among the others.
         let entities = model.entitiesByName
-        return try pending.map { item in
+        var merged: [IncrementalStoreNode] = []
+        merged.reserveCapacity(nodes.count + pending.count)
+        var made = nodes.makeIterator()
+        for item in pending {
+            while merged.count < item.position, let node = made.next() { merged.append(node) }
             var toOne = item.toOne
             for target in item.targets {
                 guard let destination = target.relationship.destinationEntity else { continue }
                 let name = entityOfTarget[destination.rootEntity.name]?[target.target]
                 toOne[target.slot] = newObjectID(for: name.flatMap { entities[$0] } ?? destination, referenceObject: target.target)
             }
-            return try IncrementalStoreNode(objectID: item.id, version: item.version, columnValues: item.values, toOneTargets: toOne)
+            merged.append(try IncrementalStoreNode(objectID: item.id, version: item.version, columnValues: item.values, toOneTargets: toOne))
         }
+        while let node = made.next() { merged.append(node) }
+        return merged
     }
 }

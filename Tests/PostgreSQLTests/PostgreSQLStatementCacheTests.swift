@@ -101,3 +101,39 @@ struct PostgreSQLStatementCacheTests {
         #expect(try connection.executeCached("SELECT $1::text", parameters: ["ab"]).first?.string(0) == "ab")
     }
 }
+
+/// Doubles read back exactly: `PostgreSQLRow.double` reads a short decimal from the column's
+/// bytes and leaves the rest to a full parse, and both must give the double that was stored
+/// (PostgreSQL 12 and later print a `float8` in its shortest exact form).
+@Suite("PostgreSQL doubles", .disabled(if: PostgreSQLTestServer.isSkipped, "STRATA_SKIP_POSTGRESQL=1"))
+struct PostgreSQLDoubleReadTests {
+    @Test func doublesRoundTrip() throws {
+        let connection = try PostgreSQLTestServer.connect()
+        var generator = SystemRandomNumberGenerator()
+        var values: [Double] = [
+            0, -0.0, 1, -1, 12.5, 600, 0.1, 0.3, 1e22, 1e23, 1e-22, 1.5e-7, 9_007_199_254_740_992, 9_007_199_254_740_994, 123_456_789_012_345_680,
+            .greatestFiniteMagnitude, .leastNormalMagnitude, .leastNonzeroMagnitude, .infinity, -.infinity, 4.35, 0.000_001, 99.99, 1_234.5678,
+        ]
+        for index in 0..<300 {
+            values.append(Double(index % 10_000) / 100)
+            values.append(Double(Int64.random(in: -1_000_000...1_000_000, using: &generator)) / 1_000)
+            values.append(Double(bitPattern: UInt64.random(in: 0...UInt64.max, using: &generator)))
+        }
+        values = values.filter { !$0.isNaN }
+        let table = PostgreSQLTestServer.uniqueTableName("doubles")
+        try connection.execute("CREATE TEMP TABLE \(table) (id int8, value float8)")
+        for (index, value) in values.enumerated() {
+            try connection.executeCached("INSERT INTO \(table) VALUES ($1, $2)", parameters: [.int64(Int64(index)), .double(value)])
+        }
+        for row in try connection.execute("SELECT id, value FROM \(table) ORDER BY id") {
+            let index = try #require(try row.int64(0))
+            let read = try #require(try row.double(1))
+            let expected = values[Int(index)]
+            let text = try #require(try row.string(1))
+            #expect(read.bitPattern == expected.bitPattern, "\(text) read as \(read), stored \(expected)")
+            #expect(read.bitPattern == Double(text)?.bitPattern)
+        }
+        let nan = try #require(try connection.execute("SELECT 'NaN'::float8").first?.double(0))
+        #expect(nan.isNaN)
+    }
+}

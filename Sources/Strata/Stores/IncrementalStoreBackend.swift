@@ -20,7 +20,7 @@ final class IncrementalStoreBackend: StoreBackend {
     /// asynchronous fetch's watcher is asked before it and told the count after it.
     func fetchRows(_ plan: FetchPlan, options: ReadOptions) throws -> [RowSnapshot] {
         try options.watcher?.rowsRead(0)
-        let rows = try store.fetchRows(StoreFetchRequest(plan: plan), options: options)
+        let rows = try StoreReadClock.reading { try store.fetchRows(StoreFetchRequest(plan: plan), options: options) }
         try options.watcher?.finished(rows.count)
         return rows.map(\.row)
     }
@@ -106,7 +106,7 @@ final class IncrementalStoreBackend: StoreBackend {
 
     /// The rows of `ids` that still exist (any order).
     func snapshots(for ids: [ManagedObjectID], options: ReadOptions) throws -> [RowSnapshot] {
-        try store.newValuesForObjects(with: ids, options: options).map(\.row)
+        try StoreReadClock.reading { try store.newValuesForObjects(with: ids, options: options) }.map(\.row)
     }
 
     /// The contents of a to-many relationship for each of `ids` (every owner gets an entry).

@@ -53,7 +53,8 @@ extension IncrementalStoreNode {
         // As in the positional initializer: a value that does not fit is kept as NULL (every slot
         // gets a value) and reported once the row is made.
         var misfit: Int?
-        let row = RowSnapshot.make(objectID: objectID, version: version, count: count, toOneCount: toOneCount) { values, targets in
+        let fetchedAt = StoreReadClock.readStartedAt ?? RowSnapshot.now()
+        let row = RowSnapshot.make(objectID: objectID, version: version, fetchedAt: fetchedAt, count: count, toOneCount: toOneCount) { values, targets in
             for slot in 0..<toOneCount {
                 let stored = slot < toOneTargets.count && !layout.transientToOneSlots.contains(slot) ? toOneTargets[slot] : nil
                 (targets + slot).initialize(to: stored)

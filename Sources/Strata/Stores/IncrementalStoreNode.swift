@@ -57,7 +57,7 @@ public final class IncrementalStoreNode: Sendable {
                     entityName: entity.name, key: key, objectID: objectID)
             }
         }
-        self.init(row: RowSnapshot.make(objectID: objectID, version: version, attributes: attributes, toOne: toOne))
+        self.init(row: RowSnapshot.make(objectID: objectID, version: version, attributes: attributes, toOne: toOne, fetchedAt: StoreReadClock.readStartedAt ?? RowSnapshot.now()))
     }
 
     /// The stored attributes of `entity` in the order ``init(objectID:version:attributeValues:toOneTargets:)``
@@ -89,7 +89,8 @@ public final class IncrementalStoreNode: Sendable {
         // kept as NULL there (every slot gets a value) and reported once the row is made.
         var failure: (slot: Int, problem: ValueProblem)?
         let toOneCount = layout.toOneRelationships.count
-        let row = RowSnapshot.make(objectID: objectID, version: version, count: layout.storedAttributes.count, toOneCount: toOneCount) { values, targets in
+        let fetchedAt = StoreReadClock.readStartedAt ?? RowSnapshot.now()
+        let row = RowSnapshot.make(objectID: objectID, version: version, fetchedAt: fetchedAt, count: layout.storedAttributes.count, toOneCount: toOneCount) { values, targets in
             for slot in 0..<toOneCount {
                 let stored = slot < toOneTargets.count && !layout.transientToOneSlots.contains(slot) ? toOneTargets[slot] : nil
                 (targets + slot).initialize(to: stored)
