@@ -38,6 +38,21 @@ extension PostgreSQLConnection {
         try execute("SELECT pg_notify($1, $2)", parameters: [.text(channel), .text(payload)])
     }
 
+    /// Sends one notification per payload to `channel`, in order, with one statement (one round
+    /// trip, however many payloads): what ``notify(_:payload:)`` does for each. Delivered as
+    /// ``notify(_:payload:)``'s are; a payload of 8000 bytes or more fails the whole statement.
+    public func notify(_ channel: String, payloads: [String]) throws {
+        guard payloads.count > 1 else {
+            if let payload = payloads.first { try notify(channel, payload: payload) }
+            return
+        }
+        // Each payload is a parameter of its own (no array literal to escape it into).
+        let list = (2...payloads.count + 1).map { "$\($0)::text" }.joined(separator: ", ")
+        try execute(
+            "SELECT pg_notify($1, m.payload) FROM unnest(ARRAY[\(list)]) WITH ORDINALITY AS m(payload, position) ORDER BY m.position",
+            parameters: [.text(channel)] + payloads.map(PostgreSQLValue.text))
+    }
+
     /// The notifications received on the channels this connection listens on: those already
     /// arrived, at once; else waits up to `timeout` for the next ones (`poll(2)` on libpq's
     /// socket, then `PQconsumeInput` and `PQnotifies`). Returns an empty array when none came in

@@ -42,11 +42,8 @@ extension PostgreSQLStore {
         historyTransactionNumber: Int64? = nil, on connection: PostgreSQLConnection
     ) throws {
         guard !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty else { return }
-        for payload in try PostgreSQLChangeMessage.payloads(
-            origin: changeOrigin, inserted: inserted, updated: updated, deleted: deleted, history: historyTransactionNumber)
-        {
-            try connection.notify(changeChannel, payload: payload)
-        }
+        let payloads = PostgreSQLChangeMessage.payloads(origin: changeOrigin, inserted: inserted, updated: updated, deleted: deleted, history: historyTransactionNumber)
+        try connection.notify(changeChannel, payloads: payloads)
     }
 
     /// Starts listening for other stores' commits, unless the store was added with

@@ -23,6 +23,30 @@ struct PostgreSQLNotificationTests {
         #expect(try listener.notifications(timeout: .milliseconds(200)).isEmpty)
     }
 
+    /// Several payloads go in one statement and arrive in order, each as its own notification,
+    /// whatever they hold (quotes, backslashes, braces and commas stay inside their element); in a
+    /// transaction they arrive at the commit, as `pg_notify`'s do.
+    @Test func severalPayloadsInOneStatement() throws {
+        let listener = try PostgreSQLTestServer.connect()
+        let sender = try PostgreSQLTestServer.connect()
+        let channel = "batch_\(UUID().uuidString.prefix(6))"
+        try listener.listen(channel)
+        let payloads = (0..<50).map { #"{"k":[\#($0),2]} "quoted" \ back, {brace}"# } + ["", "last"]
+        try sender.transaction {
+            try sender.notify(channel, payloads: payloads)
+            #expect(try listener.notifications(timeout: .milliseconds(100)).isEmpty)
+        }
+        var received: [String] = []
+        while received.count < payloads.count {
+            let batch = try listener.notifications(timeout: .seconds(2))
+            if batch.isEmpty { break }
+            received += batch.map(\.payload)
+        }
+        #expect(received == payloads)
+        try sender.notify(channel, payloads: [])
+        #expect(try listener.notifications(timeout: .milliseconds(100)).isEmpty)
+    }
+
     /// libpq also reads notifications while it waits for a statement's result and queues them
     /// (`PQnotifies`): they are returned at once afterwards, with no wait.
     @Test func notificationsReadDuringAStatementAreKept() throws {
