@@ -165,7 +165,15 @@ public struct PostgreSQLRow: Sendable {
     }
     /// The column as a boolean (`bool`: `t` or `f`), or nil.
     public func bool(_ column: Int) throws -> Bool? {
-        try converted(column, as: "boolean") {
+        // The server prints `t` or `f`: read from the byte, without making a String.
+        let byte = try withBytes(column) { $0.count == 1 ? $0[0] : nil }
+        switch byte {
+        case nil: return nil  // NULL
+        case UInt8(ascii: "t")?: return true
+        case UInt8(ascii: "f")?: return false
+        default: break
+        }
+        return try converted(column, as: "boolean") {
             switch $0 {
             case "t", "true": return true
             case "f", "false": return false

@@ -32,6 +32,19 @@ final class PostgreSQLEntityPlan: @unchecked Sendable {
         let nodeSlot: Int
     }
 
+    /// What reading one stored attribute of a row takes, in plain values (no reference-counted
+    /// field, so a loop over every column of every row retains nothing).
+    struct AttributeRead {
+        /// The column's index in ``PostgreSQLEntityPlan/selectList`` results.
+        let column: Int
+        /// The attribute's position among the node's column values.
+        let slot: Int
+        /// The attribute's type.
+        let type: AttributeType
+        /// Its field's index in ``PostgreSQLEntityPlan/fields`` (for an error's names).
+        let field: Int
+    }
+
     /// The entity.
     let entity: EntityDescription
     /// Its table.
@@ -46,6 +59,10 @@ final class PostgreSQLEntityPlan: @unchecked Sendable {
     let attributeCount: Int
     /// How many to-one targets a node of the entity has.
     let toOneCount: Int
+    /// The stored attributes of ``fields``, as rows are read.
+    let attributeReads: [AttributeRead]
+    /// The indexes in ``fields`` of the to-ones.
+    let toOneFieldIndexes: [Int]
     /// Whether a to-one's target may be of several entities (its destination's table holds
     /// more than one): its entity is then looked up with one more statement.
     let hasToOnesOfSeveralEntities: Bool
@@ -58,6 +75,16 @@ final class PostgreSQLEntityPlan: @unchecked Sendable {
         self.entityNames = entityNames
         self.attributeCount = IncrementalStoreNode.storedAttributes(of: entity).count
         self.toOneCount = IncrementalStoreNode.toOneRelationships(of: entity).count
+        var attributeReads: [AttributeRead] = []
+        var toOneFieldIndexes: [Int] = []
+        for (index, field) in fields.enumerated() {
+            switch field.kind {
+            case .attribute(let attribute): attributeReads.append(AttributeRead(column: field.columnIndex, slot: field.nodeSlot, type: attribute.type, field: index))
+            case .toOne: toOneFieldIndexes.append(index)
+            }
+        }
+        self.attributeReads = attributeReads
+        self.toOneFieldIndexes = toOneFieldIndexes
         self.hasToOnesOfSeveralEntities = fields.contains { field in
             guard case .toOne(let relationship) = field.kind, let destination = relationship.destinationEntity else { return false }
             return (schema.table(for: destination)?.entityNames.count ?? 0) > 1

@@ -134,10 +134,17 @@ extension PostgreSQLStore {
                 toOne = Array(repeating: nil, count: plan.toOneCount)
             }
             var targets: [(slot: Int, relationship: RelationshipDescription, target: Int64)] = []
-            for field in plan.fields {
+            for read in plan.attributeReads {
+                values[read.slot] = try PostgreSQLValueMapping.columnValue(of: row, column: read.column, type: read.type) {
+                    guard case .attribute(let attribute) = plan.fields[read.field].kind else { return nil }
+                    return attribute
+                }
+            }
+            for index in plan.toOneFieldIndexes {
+                let field = plan.fields[index]
                 switch field.kind {
-                case .attribute(let attribute):
-                    values[field.nodeSlot] = try PostgreSQLValueMapping.columnValue(of: row, column: field.columnIndex, for: attribute)
+                case .attribute:
+                    continue
                 case .toOne(let relationship):
                     guard let target = try row.int64(field.columnIndex), let destination = relationship.destinationEntity else { continue }
                     if plan.hasToOnesOfSeveralEntities, let table = schema.table(for: destination), table.entityNames.count > 1 {

@@ -162,13 +162,20 @@ enum PostgreSQLValueMapping {
     /// ``StrataError`` when the column's text is not of its type (a row written by another
     /// program); the node checks what the attribute can take.
     static func columnValue(of row: PostgreSQLRow, column: Int, for attribute: AttributeDescription) throws -> IncrementalStoreNode.ColumnValue {
+        try columnValue(of: row, column: column, type: attribute.type) { attribute }
+    }
+
+    /// ``columnValue(of:column:for:)`` by the attribute's type; `attribute` is asked for only to
+    /// name it in an error. Reading rows calls this one, with no description to retain per column.
+    static func columnValue(of row: PostgreSQLRow, column: Int, type: AttributeType, attribute: () -> AttributeDescription?) throws -> IncrementalStoreNode.ColumnValue {
         func damaged() -> StrataError {
-            StrataError(
+            let attribute = attribute()
+            return StrataError(
                 code: StrataError.Code.persistentStoreOperation,
-                message: "The PostgreSQL column of \(attribute.entity?.name ?? "?").\(attribute.name) holds a value that is not a \(attribute.type.rawValue)",
-                entityName: attribute.entity?.name, key: attribute.name)
+                message: "The PostgreSQL column of \(attribute?.entity?.name ?? "?").\(attribute?.name ?? "?") holds a value that is not a \(type.rawValue)",
+                entityName: attribute?.entity?.name, key: attribute?.name)
         }
-        switch attribute.type {
+        switch type {
         case .integer16, .integer32, .integer64:
             return try row.int64(column).map { .integer($0) } ?? .null
         case .double, .date:
