@@ -775,6 +775,41 @@ struct PostgreSQLStoreTests {
         }
     }
 
+    // Core Data returns a sorted fetch's objects in its order. The store reads the entity of a
+    // to-one target in a table of several entities with one more statement, so rows with such a
+    // target wait for it while the others do not: the result keeps the sort order all the same.
+    @Test("a sorted fetch mixing rows with and without sub-entity targets keeps its order")
+    func sortedFetchWithSubEntityTargets() throws {
+        let database = try PostgreSQLTestDatabase()
+        let model = GraphFixtures.company()
+        let writer = Self.context(try Self.coordinator(database, model: model))
+        try writer.performAndWait {
+            let employee = try #require(model.entitiesByName["Employee"])
+            let boss = ManagedObject(entity: employee, insertInto: writer)
+            boss.setValue("a boss", forKey: "name")
+            for index in 0..<12 {
+                let person = ManagedObject(entity: employee, insertInto: writer)
+                person.setValue("e\(String(format: "%02d", index))", forKey: "name")
+                if index % 3 != 0 { person.setValue(boss, forKey: "manager") }
+            }
+            try writer.save()
+        }
+        let reader = Self.context(try Self.coordinator(database, model: model))
+        try reader.performAndWait {
+            let request = FetchRequest<ManagedObject>(entityName: "Person")
+            request.sortDescriptors = [ObjectSortDescriptor(key: "name", ascending: false)]
+            request.returnsObjectsAsFaults = false
+            let people = try reader.fetch(request)
+            let names = people.map { $0.value(forKey: "name") as? String ?? "?" }
+            #expect(names == (0..<12).reversed().map { "e\(String(format: "%02d", $0))" } + ["a boss"])
+            for person in people where person.value(forKey: "name") as? String != "a boss" {
+                let manager = person.value(forKey: "manager") as? ManagedObject
+                let index = Int((person.value(forKey: "name") as? String ?? "e00").dropFirst()) ?? 0
+                #expect((manager?.entity.name) == (index % 3 != 0 ? "Employee" : nil))
+            }
+        }
+    }
+
     // Core Data faults in many objects at once; Strata reads them in batches of 5,000 keys, so a
     // long list of IDs is one statement per batch, not one statement per object nor one too
     // large for the server.
