@@ -1,9 +1,3 @@
-import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// When the store read now running on this thread began: the read time
 /// ``IncrementalStoreNode``s made during it carry (`RowSnapshot.fetchedAt`).
 ///
@@ -13,28 +7,26 @@ import Glibc
 /// SQLite store stamps its rows with the time its query began; `IncrementalStoreBackend` marks
 /// the calls into a store of the public seam with ``reading(_:)``, and a node made on this
 /// thread inside one takes that time. A node made elsewhere (another thread, a save) takes the
-/// time it is made. One thread-local word: no lock, no clock read per node.
+/// time it is made. Thread-local (`Support/ThreadLocal.swift`): no lock, no clock read per node.
 enum StoreReadClock {
-    /// The thread-local slot holding the read's start (`RowSnapshot.now()`, never 0 once the
-    /// machine is up), or nil outside a read.
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
+    /// A thread's read start, nil outside a read.
+    private final class State {
+        var readStartedAt: UInt64?
+    }
+
+    private static let perThread = ThreadLocal { State() }
 
     /// Runs `body` (a call into a store) marked as a read that begins now; reads nest (the inner
     /// one's time holds inside it, the outer one's again after it).
     static func reading<T>(_ body: () throws -> T) rethrows -> T {
-        let previous = pthread_getspecific(key)
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: UInt(RowSnapshot.now())))
-        defer { pthread_setspecific(key, previous) }
+        let state = perThread.current
+        let previous = state.readStartedAt
+        state.readStartedAt = RowSnapshot.now()
+        defer { state.readStartedAt = previous }
         return try body()
     }
 
     /// The start of the read running on this thread, or nil outside one.
     @inline(__always)
-    static var readStartedAt: UInt64? {
-        pthread_getspecific(key).map { UInt64(UInt(bitPattern: $0)) }
-    }
+    static var readStartedAt: UInt64? { perThread.existing?.readStartedAt }
 }
