@@ -145,7 +145,9 @@ extension ManagedObjectContext: ParentStore {
                 attach(object)
             }
             object.isFaultStorage = false
-            object.attributeValues = insert.attributes
+            // A draft of its own: the child's draft stays on the child's queue (see
+            // `StoredValues.copiedIntoOwnDraft(objectID:)`).
+            object.attributeValues = insert.attributes.copiedIntoOwnDraft(objectID: insert.objectID)
             object.toOneValues = insert.toOne
             for slot in 0..<entity.layout.storedAttributes.count { object.changedMask.insert(slot) }
             state.work.insert(object)

@@ -198,6 +198,21 @@ extension SnapshotBackedValues where Part == AttributePart {
         storage = .draft(draft)
     }
 
+    /// A copy of these values in a draft of its own, for an object of another context. A draft
+    /// is published in place by the one holder it has left (``publishDraft(objectID:version:fetchedAt:toOne:)``),
+    /// which is only safe when every holder is on one queue: a draft shared by two contexts
+    /// could be published on one queue while the other still reads it (ThreadSanitizer saw a
+    /// parent publish the draft its child was copying).
+    func copiedIntoOwnDraft(objectID: ManagedObjectID) -> StoredValues {
+        let count = self.count
+        var copy = StoredValues()
+        copy.storage = .draft(
+            RowSnapshot.draft(objectID: objectID, version: 0, count: count, toOneCapacity: objectID.entity.layout.toOneRelationships.count) { target in
+                copyInitialize(into: target)
+            })
+        return copy
+    }
+
     /// The object's next snapshot (of `objectID` at `version`, read at `fetchedAt`, with the
     /// to-one targets `toOne`), made of these values' draft in place when they are in one that
     /// nothing else holds and that has room for the targets. Then the values are left empty:
