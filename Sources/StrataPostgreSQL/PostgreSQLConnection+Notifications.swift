@@ -41,6 +41,7 @@ extension PostgreSQLConnection {
     /// Sends one notification per payload to `channel`, in order, with one statement (one round
     /// trip, however many payloads): what ``notify(_:payload:)`` does for each. Delivered as
     /// ``notify(_:payload:)``'s are; a payload of 8000 bytes or more fails the whole statement.
+    /// Call it on the thread holding the connection; blocks until the server answers.
     public func notify(_ channel: String, payloads: [String]) throws {
         guard payloads.count > 1 else {
             if let payload = payloads.first { try notify(channel, payload: payload) }

@@ -18,7 +18,8 @@ extension PostgreSQLConnection {
     /// Use it for statements that run many times; text made for one run (a multi-row `INSERT`)
     /// is better sent with `execute(_:parameters:)`. Poolers that do not keep a session's
     /// prepared statements (PgBouncer before 1.21 in transaction mode) need that one. Throws like
-    /// `execute(_:parameters:)`. Blocks until the server answers.
+    /// `execute(_:parameters:)`. Call it on the thread holding the connection (one at a time);
+    /// blocks until the server answers.
     @discardableResult
     public func executeCached(_ sql: String, parameters: [PostgreSQLValue] = []) throws -> PostgreSQLResult {
         try checkUsable(sql: sql)

@@ -79,7 +79,8 @@ public struct PostgreSQLRow: Sendable {
     }
 
     /// `body` on the column's bytes as the server sent them (its text output; the buffer is
-    /// valid only inside `body`), or nil for NULL: reads a value without making a `String`.
+    /// valid only inside `body`), or nil for NULL: reads a value without making a `String`. Any
+    /// thread (a result is read-only).
     public func withUnsafeBytes<T>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T? {
         try withBytes(column, body)
     }

@@ -26,9 +26,6 @@ struct PostgreSQLStatementCache {
 
     init(session: Int) { self.session = session }
 
-    /// How many statements are cached.
-    var count: Int { entries.count }
-
     /// Forgets every statement when `current` is not the session they were prepared in.
     mutating func adopt(session current: Int) {
         guard current != session else { return }

@@ -157,16 +157,11 @@ enum PostgreSQLValueMapping {
         }
     }
 
-    /// Column `column` of `row` for `attribute` as an `IncrementalStoreNode.ColumnValue` (the
-    /// form the node keeps, so no Swift value is made in between; `.null` for NULL). Throws a
-    /// ``StrataError`` when the column's text is not of its type (a row written by another
-    /// program); the node checks what the attribute can take.
-    static func columnValue(of row: PostgreSQLRow, column: Int, for attribute: AttributeDescription) throws -> IncrementalStoreNode.ColumnValue {
-        try columnValue(of: row, column: column, type: attribute.type) { attribute }
-    }
-
-    /// ``columnValue(of:column:for:)`` by the attribute's type; `attribute` is asked for only to
-    /// name it in an error. Reading rows calls this one, with no description to retain per column.
+    /// Column `column` of `row` for an attribute of `type` as an `IncrementalStoreNode.ColumnValue`
+    /// (the form the node keeps, so no Swift value is made in between; `.null` for NULL). Throws a
+    /// ``StrataError`` naming the attribute (`attribute` is asked for only then, so reading rows
+    /// retains no description per column) when the column's text is not of its type (a row
+    /// written by another program); the node checks what the attribute can take.
     static func columnValue(of row: PostgreSQLRow, column: Int, type: AttributeType, attribute: () -> AttributeDescription?) throws -> IncrementalStoreNode.ColumnValue {
         func damaged() -> StrataError {
             let attribute = attribute()

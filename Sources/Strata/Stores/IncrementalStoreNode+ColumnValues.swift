@@ -53,12 +53,9 @@ extension IncrementalStoreNode {
         // As in the positional initializer: a value that does not fit is kept as NULL (every slot
         // gets a value) and reported once the row is made.
         var misfit: Int?
-        let fetchedAt = StoreReadClock.readStartedAt ?? RowSnapshot.now()
+        let fetchedAt = StoreReadClock.rowReadTime
         let row = RowSnapshot.make(objectID: objectID, version: version, fetchedAt: fetchedAt, count: count, toOneCount: toOneCount) { values, targets in
-            for slot in 0..<toOneCount {
-                let stored = slot < toOneTargets.count && !layout.transientToOneSlots.contains(slot) ? toOneTargets[slot] : nil
-                (targets + slot).initialize(to: stored)
-            }
+            Self.initializeTargets(targets, from: toOneTargets, layout: layout)
             layout.storedAttributeTypes.withUnsafeBufferPointer { types in
                 for slot in 0..<count {
                     var stored = StoredValue.null

@@ -57,7 +57,7 @@ public final class IncrementalStoreNode: Sendable {
                     entityName: entity.name, key: key, objectID: objectID)
             }
         }
-        self.init(row: RowSnapshot.make(objectID: objectID, version: version, attributes: attributes, toOne: toOne, fetchedAt: StoreReadClock.readStartedAt ?? RowSnapshot.now()))
+        self.init(row: RowSnapshot.make(objectID: objectID, version: version, attributes: attributes, toOne: toOne, fetchedAt: StoreReadClock.rowReadTime))
     }
 
     /// The stored attributes of `entity` in the order ``init(objectID:version:attributeValues:toOneTargets:)``
@@ -89,12 +89,9 @@ public final class IncrementalStoreNode: Sendable {
         // kept as NULL there (every slot gets a value) and reported once the row is made.
         var failure: (slot: Int, problem: ValueProblem)?
         let toOneCount = layout.toOneRelationships.count
-        let fetchedAt = StoreReadClock.readStartedAt ?? RowSnapshot.now()
+        let fetchedAt = StoreReadClock.rowReadTime
         let row = RowSnapshot.make(objectID: objectID, version: version, fetchedAt: fetchedAt, count: layout.storedAttributes.count, toOneCount: toOneCount) { values, targets in
-            for slot in 0..<toOneCount {
-                let stored = slot < toOneTargets.count && !layout.transientToOneSlots.contains(slot) ? toOneTargets[slot] : nil
-                (targets + slot).initialize(to: stored)
-            }
+            Self.initializeTargets(targets, from: toOneTargets, layout: layout)
             for slot in 0..<layout.storedAttributes.count {
                 var stored = StoredValue.null
                 if slot < attributeValues.count, let value = attributeValues[slot], failure == nil {
@@ -111,6 +108,15 @@ public final class IncrementalStoreNode: Sendable {
                 code: failure.problem.code, message: failure.problem.message, entityName: entity.name, key: layout.storedAttributes[failure.slot].name, objectID: objectID)
         }
         self.init(row: row)
+    }
+
+    /// Initializes the layout's to-one slots at `targets` from `toOneTargets` by position: missing
+    /// trailing entries and transient to-ones are nil (a store holds no transient target).
+    static func initializeTargets(_ targets: UnsafeMutablePointer<ManagedObjectID?>, from toOneTargets: [ManagedObjectID?], layout: EntityLayout) {
+        for slot in 0..<layout.toOneRelationships.count {
+            let stored = slot < toOneTargets.count && !layout.transientToOneSlots.contains(slot) ? toOneTargets[slot] : nil
+            (targets + slot).initialize(to: stored)
+        }
     }
 
     /// The value of a stored attribute (as its Swift type) or a to-one (as a `ManagedObjectID`);

@@ -189,13 +189,18 @@ extension SnapshotBackedValues where Part == AttributePart {
     /// `values` in a draft of `objectID`'s values (room for its entity's to-one targets): what an
     /// inserted object starts with, so that its save can publish them as its snapshot.
     init(draftOf values: ContiguousArray<StoredValue>, objectID: ManagedObjectID) {
-        let count = values.count
-        let draft = values.withUnsafeBufferPointer { source in
-            RowSnapshot.draft(objectID: objectID, version: 0, count: count, toOneCapacity: objectID.entity.layout.toOneRelationships.count) { target in
-                if let base = source.baseAddress { target.initializeElementwise(from: base, count: count) }
+        self = values.withUnsafeBufferPointer { source in
+            Self(draftOf: objectID, count: source.count) { target in
+                if let base = source.baseAddress { target.initializeElementwise(from: base, count: source.count) }
             }
         }
-        storage = .draft(draft)
+    }
+
+    /// A draft of `objectID`'s `count` values, which `initialize` initializes, with room for its
+    /// entity's to-one targets.
+    private init(draftOf objectID: ManagedObjectID, count: Int, initializing initialize: (UnsafeMutablePointer<StoredValue>) -> Void) {
+        storage = .draft(
+            RowSnapshot.draft(objectID: objectID, version: 0, count: count, toOneCapacity: objectID.entity.layout.toOneRelationships.count, initializing: initialize))
     }
 
     /// A copy of these values in a draft of its own, for an object of another context. A draft
@@ -204,13 +209,7 @@ extension SnapshotBackedValues where Part == AttributePart {
     /// could be published on one queue while the other still reads it (ThreadSanitizer saw a
     /// parent publish the draft its child was copying).
     func copiedIntoOwnDraft(objectID: ManagedObjectID) -> StoredValues {
-        let count = self.count
-        var copy = StoredValues()
-        copy.storage = .draft(
-            RowSnapshot.draft(objectID: objectID, version: 0, count: count, toOneCapacity: objectID.entity.layout.toOneRelationships.count) { target in
-                copyInitialize(into: target)
-            })
-        return copy
+        StoredValues(draftOf: objectID, count: count) { copyInitialize(into: $0) }
     }
 
     /// The object's next snapshot (of `objectID` at `version`, read at `fetchedAt`, with the

@@ -26,6 +26,10 @@ enum StoreReadClock {
         return try body()
     }
 
+    /// The read time of a row made now on this thread: the running read's start, else now.
+    @inline(__always)
+    static var rowReadTime: UInt64 { readStartedAt ?? RowSnapshot.now() }
+
     /// The start of the read running on this thread, or nil outside one.
     @inline(__always)
     static var readStartedAt: UInt64? { perThread.existing?.readStartedAt }
