@@ -97,6 +97,15 @@ extension ManagedObjectContext {
     /// actions. Call on the context's queue.
     public func reset() {
         checkAccess("reset()")
+        forgetAllObjects()
+        // The objects are gone now (unless the app holds them): the rows they used that wait
+        // in the coordinator's row cache are let go too, so a reset gives the memory back.
+        persistentStoreCoordinator?.rowCache.settleWaitingRows()
+    }
+
+    /// The body of ``reset()``: every object detached and forgotten, observers told. The
+    /// objects are released when it returns.
+    private func forgetAllObjects() {
         state.undoManager?.removeAllActions()
         let registered = state.registry.allObjects
         let registeredIDs = Set(registered.map(\.objectID))

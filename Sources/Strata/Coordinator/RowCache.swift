@@ -271,6 +271,12 @@ final class RowCache: Sendable {
         for tree in Self.trees(of: ids) { indexWaitingRows(ofTree: tree) }
     }
 
+    /// Puts every waiting batch into the table now, so that the waiting rows no object uses
+    /// any more are let go (see `index(_:)`). A context's `reset()` calls it after letting go of
+    /// its objects: their rows would otherwise stay alive until enough other rows wait
+    /// (`waitingRowLimit`). Thread-safe.
+    func settleWaitingRows() { indexAllWaitingRows() }
+
     /// Puts every waiting batch into the table.
     private func indexAllWaitingRows() {
         guard waitingRowCount.load(ordering: .relaxed) > 0 else { return }

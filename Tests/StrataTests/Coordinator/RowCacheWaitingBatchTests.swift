@@ -29,6 +29,31 @@ struct RowCacheWaitingBatchTests {
         #expect(none.count == 1 && none[0] == nil)
     }
 
+    @Test("reset lets go of the fetched rows too: the row cache keeps none that no object uses")
+    func resetReleasesFetchedRows() throws {
+        // Core Data's coordinator keeps a row in its cache only while some context uses it, and
+        // a reset is how an app gives a context's memory back: after it, the rows of the
+        // fetched objects must be gone, not wait in the cache for later fetches.
+        let stack = try TestStack.samples(20)
+        let context = stack.newContext()
+        try context.performAndWait {
+            weak var row: RowSnapshot?
+            do {
+                let request = FetchRequest<Sample>(entityName: "Sample")
+                request.returnsObjectsAsFaults = false
+                let samples = try context.fetch(request)
+                #expect(samples.count == 20)
+                row = samples.last?.snapshot
+                #expect(row != nil)
+            }
+            // The objects are gone (clean objects are held weakly); the reset lets go of the rest.
+            context.reset()
+            #expect(row == nil)
+            // Fetching again reads the store, as after any reset.
+            #expect(try context.count(for: FetchRequest<Sample>(entityName: "Sample")) == 20)
+        }
+    }
+
     @Test("rows nothing uses any more when their batch goes in take no entry")
     func unusedRowsTakeNoEntry() throws {
         let setup = try RowCacheFixture()
