@@ -213,8 +213,9 @@ extension ManagedObjectContext {
         let toManyCount = layout.toManyRelationships.count
         // A fault keeps the to-manys loaded while it was a fault (they are as fresh as its row);
         // an unchanged object given new values forgets them (they load again on next use),
-        // except transient ones, which no store holds.
-        if object.toManyValues.count != toManyCount || (object.change == .none && !object.isFaultStorage) {
+        // except transient ones, which no store holds. (An entity without to-manys has nothing
+        // to forget: its lists are empty already.)
+        if object.toManyValues.count != toManyCount || (toManyCount != 0 && object.change == .none && !object.isFaultStorage) {
             var toMany = ToManyValue.unloadedList(count: toManyCount)
             var committed = toMany
             if object.toManyValues.count == toManyCount && !layout.transientToManySlots.isEmpty {

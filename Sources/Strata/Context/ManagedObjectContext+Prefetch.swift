@@ -39,10 +39,16 @@ extension ManagedObjectContext {
         if shared { seen.reserveCapacity(objects.count) }
         var result: [ManagedObject] = []
         var missing: [ManagedObjectID] = []
+        // The last target: owners next to each other often share one (children fetched in key
+        // order, inserted together, point at the same parent), and a repeat of it is then
+        // known without the identity map's look-up and the set's hashing.
+        var lastTarget: (id: ManagedObjectID, object: ManagedObject)?
         /// The object for a target ID (a new fault when unregistered), noted as missing its row.
         func target(_ id: ManagedObjectID) -> ManagedObject {
+            if shared, let lastTarget, lastTarget.id == id { return lastTarget.object }
             let object = registeredOrFault(id)
             if shared {
+                lastTarget = (id, object)
                 guard seen.insert(ObjectIdentifier(object)).inserted else { return object }
             }
             result.append(object)

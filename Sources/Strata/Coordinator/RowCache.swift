@@ -296,6 +296,10 @@ final class RowCache: Sendable {
     /// and a row no object uses any more is left out unless the table has an entry for it (the
     /// table would have dropped it unread).
     private func index(_ batches: [WaitingBatch]) {
+        // Whether any shard has an entry, asked once and only for a batch whose rows are all
+        // unused: then, with an empty table, none of them can go in (the usual case of a
+        // `reset()` after a small fetch, see `settleWaitingRows()`).
+        var tableHasEntries: Bool?
         for batch in batches {
             // Taken out of the batch, so that nothing but `rows` holds them: the rows nothing
             // else uses are then told apart by their reference counts. (Rows whose array
@@ -304,10 +308,18 @@ final class RowCache: Sendable {
             swap(&rows, &batch.rows)
             guard !rows.isEmpty else { continue }
             var unused = [Bool](repeating: false, count: rows.count)
+            var anyUsed = false
             rows.withUnsafeMutableBufferPointer { buffer in
-                for index in buffer.indices where isKnownUniquelyReferenced(&buffer[index]) { unused[index] = true }
+                for index in buffer.indices {
+                    if isKnownUniquelyReferenced(&buffer[index]) { unused[index] = true } else { anyUsed = true }
+                }
+            }
+            if !anyUsed {
+                if tableHasEntries == nil { tableHasEntries = shards.contains { $0.state.withLock { $0.entries.count > 0 } } }
+                if tableHasEntries == false { continue }
             }
             storeNow(rows, waited: true, unused: unused)
+            tableHasEntries = nil
         }
     }
 

@@ -59,14 +59,19 @@ final class PrimaryKeyTable {
     // Like the registry, the table is confined to its context's queue; release builds skip
     // the runtime's exclusivity checks on its fields (see `ManagedObject`'s hot fields), debug
     // builds keep them.
+    // `livePages`: how many pages the directory holds. `removeAll()` walks the directory only
+    // when some are (a table over a million keys has a directory of 15,625 places, and a loop
+    // of small fetches each followed by a `reset()` finds the pages gone already).
     #if DEBUG
     private var pages: [Page?] = []
     private var sparePages: [Page] = []
     private var sparse: [Int64: Entry] = [:]
+    private var livePages = 0
     #else
     @exclusivity(unchecked) private var pages: [Page?] = []
     @exclusivity(unchecked) private var sparePages: [Page] = []
     @exclusivity(unchecked) private var sparse: [Int64: Entry] = [:]
+    @exclusivity(unchecked) private var livePages = 0
     #endif
 
     @inline(__always) private static func isDense(_ number: Int64) -> Bool {
@@ -105,6 +110,7 @@ final class PrimaryKeyTable {
         } else {
             let made = sparePages.popLast() ?? Page.make()
             pages[pageIndex] = made
+            livePages += 1
             page = Unmanaged.passUnretained(made)
         }
         return page._withUnsafeGuaranteedRef { page in
@@ -135,12 +141,16 @@ final class PrimaryKeyTable {
             // Kept as a spare before the directory lets it go (every slot is empty).
             if sparePages.count < Self.sparePageLimit { sparePages.append(page.takeUnretainedValue()) }
             pages[pageIndex] = nil
+            livePages -= 1
         }
         return true
     }
 
     /// Forgets every entry, keeping the directory's storage and up to ``sparePageLimit`` pages.
     func removeAll() {
+        sparse.removeAll()
+        guard livePages > 0 else { return }
+        livePages = 0
         for index in pages.indices {
             guard let page = pages[index] else { continue }
             pages[index] = nil
@@ -149,7 +159,6 @@ final class PrimaryKeyTable {
                 sparePages.append(page)
             }
         }
-        sparse.removeAll()
     }
 
     /// Every entry (pages in key order, then the sparse ones).

@@ -33,6 +33,35 @@ struct PrefetchLifetimeTests {
         }
     }
 
+    @Test("owners next to each other that share a to-one target get the one object, read once")
+    func neighbouringOwnersShareTheirTarget() throws {
+        // Core Data's prefetching loads each target once, whatever number of owners point at
+        // it; sorted by their owner, pets of one owner come one after the other (the step's
+        // repeat of the last target, `Context/ManagedObjectContext+Prefetch.swift`).
+        let stack = try TestStack.ownersAndPets(owners: 3, pets: 12)
+        let recorder = stack.recordSQL()
+        let context = stack.newContext()
+        try context.performAndWait {
+            let request = FetchRequest<ManagedObject>(entityName: "Pet")
+            request.sortDescriptors = [ObjectSortDescriptor(key: "owner.name"), ObjectSortDescriptor(key: "name")]
+            request.relationshipKeyPathsForPrefetching = ["owner"]
+            var pets: [ManagedObject] = []
+            let fetchStatements = try recorder.statements { pets = try context.fetch(request) }
+            #expect(pets.count == 12)
+            #expect(SQLRecorder.selects(fetchStatements).count == 2, "\(fetchStatements)")
+            let readStatements = recorder.statements {
+                let owners = pets.map { $0.value(forKey: "owner") as? ManagedObject }
+                let names = owners.map { $0?.value(forKey: "name") as? String }
+                #expect(names == (0..<3).flatMap { owner in Array(repeating: "owner \(owner)", count: 4) })
+                #expect(Set(owners.compactMap { $0.map(ObjectIdentifier.init) }).count == 3)
+                for (pet, owner) in zip(pets, owners) {
+                    #expect((pet.value(forKey: "name") as? String).flatMap { Int($0.dropFirst(4)) }.map { "owner \($0 % 3)" } == owner?.value(forKey: "name") as? String)
+                }
+            }
+            #expect(SQLRecorder.selects(readStatements).isEmpty, "\(readStatements)")
+        }
+    }
+
     @Test("prefetched to-many members stay loaded while their owner lives")
     func toManyMembersStayLoaded() throws {
         let stack = try TestStack.ownersAndPets(owners: 4, pets: 20)

@@ -68,6 +68,22 @@ struct RowCacheWaitingBatchTests {
         #expect(cache.snapshot(for: setup.id(500), maxAge: -1) == nil)
     }
 
+    @Test("a batch nothing uses any more leaves an empty table empty, and its rows are released")
+    func unusedBatchIntoEmptyTable() throws {
+        let setup = try RowCacheFixture()
+        let cache = RowCache(shardCount: 4)
+        weak var probe: RowSnapshot?
+        do {
+            let rows = (0..<50).map { setup.row($0) }
+            probe = rows[7]
+            cache.store(rows)
+        }
+        cache.settleWaitingRows()
+        #expect(probe == nil)
+        #expect(cache.entryCount == 0)
+        #expect(cache.snapshot(for: setup.id(7), maxAge: -1) == nil)
+    }
+
     @Test("an unused newer row still replaces the older row in use, as it would have when stored")
     func unusedNewerRowReplacesOlder() throws {
         let setup = try RowCacheFixture()
