@@ -90,6 +90,14 @@ final class RowCache: Sendable {
         // the batch out of `waiting` under its lock.
         var rows: [RowSnapshot]
         init(_ rows: [RowSnapshot]) { self.rows = rows }
+
+        /// Whether some row of the batch is held by nothing but the batch. (Rows whose array
+        /// something else still holds are copied first, and then none is.)
+        func holdsUnusedRow() -> Bool {
+            rows.withUnsafeMutableBufferPointer { buffer in
+                buffer.indices.contains { isKnownUniquelyReferenced(&buffer[$0]) }
+            }
+        }
     }
 
     /// Batches stored and not yet in the table, by inheritance tree (root layout identifier),
@@ -108,6 +116,20 @@ final class RowCache: Sendable {
             guard let batches = byTree.removeValue(forKey: tree) else { return [] }
             rowCount -= batches.reduce(0) { $0 + $1.rows.count }
             return batches
+        }
+
+        /// For each tree, its waiting batches up to the last one that holds a row nothing else
+        /// uses, taken out; the batches after it stay, in order. Called under the lock, which
+        /// gives it the batches' rows alone (see `WaitingBatch`).
+        mutating func takeThroughLastUnused() -> [WaitingBatch] {
+            var taken: [WaitingBatch] = []
+            for (tree, batches) in byTree {
+                guard let last = batches.lastIndex(where: { $0.holdsUnusedRow() }) else { continue }
+                taken.append(contentsOf: batches[...last])
+                rowCount -= batches[...last].reduce(0) { $0 + $1.rows.count }
+                byTree[tree] = last == batches.count - 1 ? nil : Array(batches[(last + 1)...])
+            }
+            return taken
         }
 
         /// Every waiting batch, taken out (the floors' record stays).
@@ -271,11 +293,21 @@ final class RowCache: Sendable {
         for tree in Self.trees(of: ids) { indexWaitingRows(ofTree: tree) }
     }
 
-    /// Puts every waiting batch into the table now, so that the waiting rows no object uses
-    /// any more are let go (see `index(_:)`). A context's `reset()` calls it after letting go of
-    /// its objects: their rows would otherwise stay alive until enough other rows wait
-    /// (`waitingRowLimit`). Thread-safe.
-    func settleWaitingRows() { indexAllWaitingRows() }
+    /// Lets go of the waiting rows no object uses any more: the waiting batches of each tree up
+    /// to the last one holding such a row go into the table now (see `index(_:)`, which leaves
+    /// unused rows out), oldest first; the batches after it, all of whose rows are in use, keep
+    /// waiting. A context's `reset()` calls it after letting go of its objects: their rows
+    /// would otherwise stay alive until enough other rows wait (`waitingRowLimit`), and the
+    /// rows of objects the app still holds do not take table entries for it. Thread-safe.
+    func settleWaitingRows() {
+        guard waitingRowCount.load(ordering: .relaxed) > 0 else { return }
+        let taken = waiting.withLock { state -> [WaitingBatch] in
+            let taken = state.takeThroughLastUnused()
+            waitingRowCount.store(state.rowCount, ordering: .relaxed)
+            return taken
+        }
+        if !taken.isEmpty { index(taken) }
+    }
 
     /// Puts every waiting batch into the table.
     private func indexAllWaitingRows() {
@@ -517,6 +549,9 @@ final class RowCache: Sendable {
                 }
         }
     }
+
+    /// Number of rows waiting to go into the table (for tests and diagnostics).
+    var waitingCount: Int { waitingRowCount.load(ordering: .relaxed) }
 
     /// Number of entries, in use or not yet purged (for tests and diagnostics).
     var entryCount: Int {

@@ -84,6 +84,33 @@ struct RowCacheWaitingBatchTests {
         #expect(cache.snapshot(for: setup.id(7), maxAge: -1) == nil)
     }
 
+    @Test("settling leaves batches whose rows are all in use waiting, and serves them as before")
+    func settleKeepsUsedBatchesWaiting() throws {
+        let setup = try RowCacheFixture()
+        let cache = RowCache(shardCount: 4)
+        let held = (0..<30).map { setup.row($0) }
+        cache.store(held)
+        cache.settleWaitingRows()
+        // Nothing to let go: the rows wait on (no table entries made for a reset's sake).
+        #expect(cache.waitingCount == held.count)
+        #expect(cache.snapshot(for: setup.id(12), maxAge: -1) === held[12])
+    }
+
+    @Test("settling takes a tree's batches in order: a newer unused row still replaces an older one in use")
+    func settleKeepsTheOrderOfBatches() throws {
+        let setup = try RowCacheFixture()
+        let cache = RowCache(shardCount: 2)
+        let older = setup.row(1, version: 1)
+        cache.store([older, setup.row(3, version: 1)])
+        cache.store([setup.row(1, version: 2), setup.row(2, version: 2)])
+        cache.settleWaitingRows()
+        #expect(cache.waitingCount == 0)
+        // As if stored one after the other into the table: version 2 replaced version 1 and
+        // went unused, so no row is served for 1 (the next read goes to the store).
+        #expect(cache.snapshot(for: setup.id(1), maxAge: -1) == nil)
+        withExtendedLifetime(older) {}
+    }
+
     @Test("an unused newer row still replaces the older row in use, as it would have when stored")
     func unusedNewerRowReplacesOlder() throws {
         let setup = try RowCacheFixture()
