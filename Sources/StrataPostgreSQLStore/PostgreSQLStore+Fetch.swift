@@ -18,32 +18,32 @@ extension PostgreSQLStore {
     /// in-memory engine (`StoreFetchRequest.evaluate`) finishes the request, with the same
     /// results. Reads through the query generation `options` names, if any. Callable from any
     /// thread.
-    func matchingRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> [IncrementalStoreNode] {
+    func matchingRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> IncrementalStoreRowList {
         try matchingRows(request, compiled: compiledFetch(request), options: options)
     }
 
     /// ``matchingRows(_:options:)`` with the request already compiled.
-    private func matchingRows(_ request: StoreFetchRequest, compiled: PostgreSQLCompiledFetch, options: ReadOptions) throws -> [IncrementalStoreNode] {
+    private func matchingRows(_ request: StoreFetchRequest, compiled: PostgreSQLCompiledFetch, options: ReadOptions) throws -> IncrementalStoreRowList {
         let plan = try plan(for: request.entity)
         let sql = "SELECT \(plan.selectList) FROM \(plan.table.quotedName) AS \"\(Self.fetchAlias)\" WHERE \(compiled.whereClause)"
         if compiled.canWindowInSQL {
             return try reading("Fetching \(request.entity.name) rows from the PostgreSQL store", options: options) { connection in
-                try nodes(from: run(sql + Self.window(compiled, request), parameters: compiled.parameters, on: connection), on: connection)
+                try rowList(from: run(sql + Self.window(compiled, request), parameters: compiled.parameters, on: connection), on: connection)
             }
         }
         let candidates = try reading("Fetching \(request.entity.name) rows from the PostgreSQL store", options: options) { connection in
-            try nodes(from: run(sql, parameters: compiled.parameters, on: connection), on: connection)
+            try rowList(from: run(sql, parameters: compiled.parameters, on: connection), on: connection)
         }
         // The connection is back in the pool here: evaluating may read more rows (key paths
         // through relationships) through this store.
-        return try request.evaluate(candidates, in: self, options: options)
+        return IncrementalStoreRowList(try request.evaluate(candidates.nodes, in: self, options: options))
     }
 
     /// The IDs of the rows `request` matches, in order: only keys and entity names are read
     /// when the whole request runs in SQL. Callable from any thread.
     func matchingIDs(_ request: StoreFetchRequest, options: ReadOptions) throws -> [ManagedObjectID] {
         let compiled = compiledFetch(request)
-        guard compiled.canWindowInSQL else { return try matchingRows(request, compiled: compiled, options: options).map(\.objectID) }
+        guard compiled.canWindowInSQL else { return try matchingRows(request, compiled: compiled, options: options).objectIDs }
         let plan = try plan(for: request.entity)
         let sql =
             "SELECT \"\(PostgreSQLTable.primaryKeyColumn)\", \"\(PostgreSQLTable.entityColumn)\" FROM \(plan.table.quotedName) AS \"\(Self.fetchAlias)\" WHERE \(compiled.whereClause)"

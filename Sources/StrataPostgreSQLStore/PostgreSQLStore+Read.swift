@@ -18,7 +18,7 @@ extension PostgreSQLStore {
         }
         guard !keysByTable.isEmpty else { return [] }
         return try reading("Reading rows from the PostgreSQL store", options: options) { connection in
-            var nodes: [IncrementalStoreNode] = []
+            var rows = IncrementalStoreRowList()
             for name in keysByTable.keys.sorted() {
                 guard let (plan, keys) = keysByTable[name] else { continue }
                 var start = 0
@@ -28,10 +28,10 @@ extension PostgreSQLStore {
                     let result = try run(
                         "SELECT \(plan.selectList) FROM \(plan.table.quotedName) WHERE \"\(PostgreSQLTable.primaryKeyColumn)\" = ANY($1::bigint[])",
                         parameters: [PostgreSQLValueMapping.keyArray(batch)], on: connection)
-                    nodes += try self.nodes(from: result, on: connection)
+                    rows.append(contentsOf: try rowList(from: result, on: connection))
                 }
             }
-            return nodes
+            return rows.nodes
         }
     }
 
@@ -81,11 +81,11 @@ extension PostgreSQLStore {
         return result
     }
 
-    /// The nodes of the rows of `result` (selected with a plan's ``PostgreSQLEntityPlan/selectList``),
-    /// in its order, with to-one targets of the right (sub-)entity: targets in tables holding
-    /// several entities are looked up with one more statement per such table. Runs on the thread
-    /// holding `connection`.
-    func nodes(from result: PostgreSQLResult, on connection: PostgreSQLConnection) throws -> [IncrementalStoreNode] {
+    /// The rows of `result` (selected with a plan's ``PostgreSQLEntityPlan/selectList``), in its
+    /// order, with to-one targets of the right (sub-)entity: targets in tables holding several
+    /// entities are looked up with one more statement per such table. Runs on the thread holding
+    /// `connection`.
+    func rowList(from result: PostgreSQLResult, on connection: PostgreSQLConnection) throws -> IncrementalStoreRowList {
         // A row whose targets' entities must be looked up waits here, with its position.
         struct Pending {
             let position: Int
@@ -95,12 +95,12 @@ extension PostgreSQLStore {
             let toOne: [ManagedObjectID?]
             let targets: [(slot: Int, relationship: RelationshipDescription, target: Int64)]
         }
-        var nodes: [IncrementalStoreNode] = []
-        nodes.reserveCapacity(result.count)
+        var rows = IncrementalStoreRowList()
+        rows.reserveCapacity(result.count)
         var pending: [Pending] = []
         var lookups: [String: Set<Int64>] = [:]
         // Column values and targets by node position (`IncrementalStoreNode.storedAttributes(of:)`),
-        // one buffer for every row: a node copies what it needs.
+        // one buffer for every row: a row copies what it needs.
         var values: [IncrementalStoreNode.ColumnValue] = []
         var toOne: [ManagedObjectID?] = []
         var plan: PostgreSQLEntityPlan?
@@ -157,38 +157,40 @@ extension PostgreSQLStore {
             }
             let id = newObjectID(for: plan.entity, referenceObject: key)
             if targets.isEmpty {
-                nodes.append(try IncrementalStoreNode(objectID: id, version: version, columnValues: values, toOneTargets: toOne))
+                try rows.append(objectID: id, version: version, columnValues: values, toOneTargets: toOne)
             } else {
-                pending.append(Pending(position: nodes.count + pending.count, id: id, version: version, values: values, toOne: toOne, targets: targets))
+                pending.append(Pending(position: rows.count + pending.count, id: id, version: version, values: values, toOne: toOne, targets: targets))
             }
         }
-        guard !pending.isEmpty else { return nodes }
+        guard !pending.isEmpty else { return rows }
         var entityOfTarget: [String: [Int64: String]] = [:]
         for (rootName, keys) in lookups {
             guard let table = schema.tablesByRootName[rootName] else { continue }
-            let rows = try run(
+            let entityRows = try run(
                 "SELECT \"\(PostgreSQLTable.primaryKeyColumn)\", \"\(PostgreSQLTable.entityColumn)\" FROM \(table.quotedName) WHERE \"\(PostgreSQLTable.primaryKeyColumn)\" = ANY($1::bigint[])",
                 parameters: [PostgreSQLValueMapping.keyArray(keys)], on: connection)
-            for row in rows {
+            for row in entityRows {
                 if let key = try row.int64(0), let name = try row.string(1) { entityOfTarget[rootName, default: [:]][key] = name }
             }
         }
         // The waiting rows go back to their positions among the others.
         let entities = model.entitiesByName
-        var merged: [IncrementalStoreNode] = []
-        merged.reserveCapacity(nodes.count + pending.count)
-        var made = nodes.makeIterator()
+        var merged = IncrementalStoreRowList()
+        merged.reserveCapacity(rows.count + pending.count)
+        var taken = 0  // rows of `rows` merged so far
         for item in pending {
-            while merged.count < item.position, let node = made.next() { merged.append(node) }
+            let end = min(rows.count, taken + max(0, item.position - merged.count))
+            merged.append(contentsOf: rows, positions: taken..<end)
+            taken = end
             var toOne = item.toOne
             for target in item.targets {
                 guard let destination = target.relationship.destinationEntity else { continue }
                 let name = entityOfTarget[destination.rootEntity.name]?[target.target]
                 toOne[target.slot] = newObjectID(for: name.flatMap { entities[$0] } ?? destination, referenceObject: target.target)
             }
-            merged.append(try IncrementalStoreNode(objectID: item.id, version: item.version, columnValues: item.values, toOneTargets: toOne))
+            try merged.append(objectID: item.id, version: item.version, columnValues: item.values, toOneTargets: toOne)
         }
-        while let node = made.next() { merged.append(node) }
+        merged.append(contentsOf: rows, positions: taken..<rows.count)
         return merged
     }
 }

@@ -148,6 +148,12 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
 
     /// The rows `request` matches, in its order and window. Callable from any thread.
     public override func fetchRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> [IncrementalStoreNode] {
+        try matchingRows(request, options: options).nodes
+    }
+
+    /// ``fetchRows(_:options:)`` as a row list (how Strata reads a fetch: no node object per
+    /// row). Callable from any thread.
+    public override func fetchRowList(_ request: StoreFetchRequest, options: ReadOptions) throws -> IncrementalStoreRowList {
         try matchingRows(request, options: options)
     }
 

@@ -97,6 +97,14 @@ open class IncrementalStore: @unchecked Sendable {
         throw Self.missingOverride("fetchRows(_:options:)")
     }
 
+    /// ``fetchRows(_:options:)`` as a row list: the form Strata reads a fetch's rows in. The
+    /// default wraps the nodes `fetchRows(_:options:)` returns; a store that reads many rows
+    /// overrides it (and answers `fetchRows(_:options:)` with the list's ``IncrementalStoreRowList/nodes``)
+    /// to hand them over without a node object per row. Called on any thread.
+    open func fetchRowList(_ request: StoreFetchRequest, options: ReadOptions) throws -> IncrementalStoreRowList {
+        IncrementalStoreRowList(try fetchRows(request, options: options))
+    }
+
     /// The IDs of the rows `request` matches, in order. The default fetches the rows.
     open func fetchObjectIDs(_ request: StoreFetchRequest, options: ReadOptions) throws -> [ManagedObjectID] {
         try fetchRows(request, options: options).map(\.objectID)

@@ -20,9 +20,9 @@ final class IncrementalStoreBackend: StoreBackend {
     /// asynchronous fetch's watcher is asked before it and told the count after it.
     func fetchRows(_ plan: FetchPlan, options: ReadOptions) throws -> [RowSnapshot] {
         try options.watcher?.rowsRead(0)
-        let rows = try StoreReadClock.reading { try store.fetchRows(StoreFetchRequest(plan: plan), options: options) }
-        try options.watcher?.finished(rows.count)
-        return rows.map(\.row)
+        let list = try StoreReadClock.reading { try store.fetchRowList(StoreFetchRequest(plan: plan), options: options) }
+        try options.watcher?.finished(list.count)
+        return list.rows
     }
 
     /// IDs of the rows matching a plan, in order (reported to a watcher as rows are).

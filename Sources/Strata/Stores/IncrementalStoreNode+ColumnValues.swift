@@ -40,6 +40,13 @@ extension IncrementalStoreNode {
     /// attribute for a value its type cannot take (a row written by another program), and one
     /// for more values than the entity has. Any thread.
     public convenience init(objectID: ManagedObjectID, version: Int64, columnValues: [ColumnValue], toOneTargets: [ManagedObjectID?]) throws {
+        self.init(row: try Self.row(objectID: objectID, version: version, columnValues: columnValues, toOneTargets: toOneTargets))
+    }
+
+    /// The row ``init(objectID:version:columnValues:toOneTargets:)`` carries (also what
+    /// ``IncrementalStoreRowList/append(objectID:version:columnValues:toOneTargets:)`` appends),
+    /// with its checks. Any thread.
+    static func row(objectID: ManagedObjectID, version: Int64, columnValues: [ColumnValue], toOneTargets: [ManagedObjectID?]) throws -> RowSnapshot {
         let entity = objectID.entity
         let layout = entity.layout
         let count = layout.storedAttributes.count
@@ -78,7 +85,7 @@ extension IncrementalStoreNode {
                     "A store node's value of \(entity.name).\(attribute.name) is \(Self.storageClassName(columnValues[misfit])), which an attribute of type \(attribute.type.rawValue) cannot take",
                 entityName: entity.name, key: attribute.name, objectID: objectID)
         }
-        self.init(row: row)
+        return row
     }
 
     /// The stored form (`AttributeCodec`'s) of `value` for an attribute of `type`, or nil when

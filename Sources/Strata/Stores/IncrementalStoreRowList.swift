@@ -1,0 +1,54 @@
+import Foundation
+
+/// The rows of one read, in order, as a store built on ``IncrementalStore`` hands them over:
+/// what an array of ``IncrementalStoreNode`` says, without an object per row. A node is one
+/// allocation more than the row it carries, made and freed for every row a fetch reads; a list
+/// keeps the rows themselves, and Strata's contexts take them as they are.
+/// ``IncrementalStore/fetchRowList(_:options:)`` returns one.
+///
+/// A value type, `Sendable`: make and read it on any thread.
+public struct IncrementalStoreRowList: Sendable {
+    /// The rows, in order.
+    private(set) var rows: [RowSnapshot]
+
+    /// An empty list.
+    public init() { rows = [] }
+
+    /// The rows `nodes` carry, in their order.
+    public init(_ nodes: [IncrementalStoreNode]) { rows = nodes.map(\.row) }
+
+    /// How many rows the list holds.
+    public var count: Int { rows.count }
+
+    /// Whether the list holds no row.
+    public var isEmpty: Bool { rows.isEmpty }
+
+    /// The object ID of each row, in order.
+    public var objectIDs: [ManagedObjectID] { rows.map(\.objectID) }
+
+    /// A node for each row, in order (one allocation each: for code that works with nodes).
+    public var nodes: [IncrementalStoreNode] { rows.map(IncrementalStoreNode.init(row:)) }
+
+    /// Makes room for `minimumCapacity` rows in all, so that appending that many allocates once.
+    public mutating func reserveCapacity(_ minimumCapacity: Int) { rows.reserveCapacity(minimumCapacity) }
+
+    /// Appends the row `node` carries.
+    public mutating func append(_ node: IncrementalStoreNode) { rows.append(node.row) }
+
+    /// Appends the row that ``IncrementalStoreNode/init(objectID:version:columnValues:toOneTargets:)``
+    /// would make a node of, from the same arguments, with the same checks: it throws where that
+    /// initializer throws, and then appends nothing.
+    public mutating func append(
+        objectID: ManagedObjectID, version: Int64, columnValues: [IncrementalStoreNode.ColumnValue], toOneTargets: [ManagedObjectID?]
+    ) throws {
+        rows.append(try IncrementalStoreNode.row(objectID: objectID, version: version, columnValues: columnValues, toOneTargets: toOneTargets))
+    }
+
+    /// Appends the rows of `other`, in order.
+    public mutating func append(contentsOf other: IncrementalStoreRowList) { rows.append(contentsOf: other.rows) }
+
+    /// Appends the rows of `other` at `positions`, in order (positions outside `other` are left out).
+    public mutating func append(contentsOf other: IncrementalStoreRowList, positions: Range<Int>) {
+        rows.append(contentsOf: other.rows[positions.clamped(to: other.rows.indices)])
+    }
+}
