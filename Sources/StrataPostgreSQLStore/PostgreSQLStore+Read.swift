@@ -9,14 +9,14 @@ extension PostgreSQLStore {
     /// The current rows of the objects `ids` names that still exist, in any order: one
     /// `WHERE "$pk" = ANY($1::bigint[])` statement per table and batch of keys. IDs of other
     /// stores are ignored. Callable from any thread.
-    func rows(of ids: [ManagedObjectID], options: ReadOptions) throws -> [IncrementalStoreNode] {
+    func rows(of ids: [ManagedObjectID], options: ReadOptions) throws -> IncrementalStoreRowList {
         var keysByTable: [String: (plan: PostgreSQLEntityPlan, keys: [Int64])] = [:]
         for id in ids {
             guard let key = referenceObject(for: id) else { continue }
             let plan = try plan(for: id.entity)
             keysByTable[plan.table.rootEntityName, default: (plan, [])].keys.append(key)
         }
-        guard !keysByTable.isEmpty else { return [] }
+        guard !keysByTable.isEmpty else { return IncrementalStoreRowList() }
         return try reading("Reading rows from the PostgreSQL store", options: options) { connection in
             var rows = IncrementalStoreRowList()
             for name in keysByTable.keys.sorted() {
@@ -31,7 +31,7 @@ extension PostgreSQLStore {
                     rows.append(contentsOf: try rowList(from: result, on: connection))
                 }
             }
-            return rows.nodes
+            return rows
         }
     }
 

@@ -176,6 +176,12 @@ public final class PostgreSQLStore: IncrementalStore, @unchecked Sendable {
     /// The current rows of the objects `ids` names that still exist, in any order. Callable
     /// from any thread.
     public override func newValuesForObjects(with ids: [ManagedObjectID], options: ReadOptions) throws -> [IncrementalStoreNode] {
+        try rows(of: ids, options: options).nodes
+    }
+
+    /// ``newValuesForObjects(with:options:)`` as a row list (how Strata fires faults: no node
+    /// object per row). Callable from any thread.
+    public override func newValuesRowList(forObjectsWith ids: [ManagedObjectID], options: ReadOptions) throws -> IncrementalStoreRowList {
         try rows(of: ids, options: options)
     }
 

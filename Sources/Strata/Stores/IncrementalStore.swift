@@ -15,6 +15,7 @@ import StrataLocks
 /// | ``loadMetadata()`` | opens the store and returns its metadata (with ``StoreMetadataKey/storeUUID``) |
 /// | ``fetchRows(_:options:)`` | the rows a fetch request matches, in its order and window |
 /// | ``newValuesForObjects(with:options:)`` | the current rows of some objects (firing faults) |
+/// | ``fetchRowList(_:options:)``, ``newValuesRowList(forObjectsWith:options:)`` (optional) | the same rows as an ``IncrementalStoreRowList``, without a node object per row (the defaults wrap the two above) |
 /// | ``newValues(forRelationship:forObjectsWith:options:)`` | the members of a to-many relationship |
 /// | ``save(_:)`` | applies a save's inserts, updates, deletes and to-many changes, all or nothing |
 /// | ``obtainPermanentIDs(for:count:)`` | hands out new primary keys |
@@ -119,6 +120,13 @@ open class IncrementalStore: @unchecked Sendable {
     /// `newValuesForObject(with:with:)`, for many objects at once).
     open func newValuesForObjects(with ids: [ManagedObjectID], options: ReadOptions) throws -> [IncrementalStoreNode] {
         throw Self.missingOverride("newValuesForObjects(with:options:)")
+    }
+
+    /// ``newValuesForObjects(with:options:)`` as a row list: the form Strata reads the rows of
+    /// faults it fires in. The default wraps the nodes `newValuesForObjects(with:options:)`
+    /// returns; a store overrides it as it does ``fetchRowList(_:options:)``. Called on any thread.
+    open func newValuesRowList(forObjectsWith ids: [ManagedObjectID], options: ReadOptions) throws -> IncrementalStoreRowList {
+        IncrementalStoreRowList(try newValuesForObjects(with: ids, options: options))
     }
 
     /// The members of a to-many relationship for each owner in `ids` (every owner gets an entry;

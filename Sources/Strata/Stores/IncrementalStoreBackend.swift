@@ -106,7 +106,7 @@ final class IncrementalStoreBackend: StoreBackend {
 
     /// The rows of `ids` that still exist (any order).
     func snapshots(for ids: [ManagedObjectID], options: ReadOptions) throws -> [RowSnapshot] {
-        try StoreReadClock.reading { try store.newValuesForObjects(with: ids, options: options) }.map(\.row)
+        try StoreReadClock.reading { try store.newValuesRowList(forObjectsWith: ids, options: options) }.rows
     }
 
     /// The contents of a to-many relationship for each of `ids` (every owner gets an entry).

@@ -19,7 +19,7 @@ final class NodeResolver {
         if let known = nodes[id] { return known }
         var loaded: RowSnapshot?
         do {
-            loaded = try store.newValuesForObjects(with: [id], options: options).first?.row
+            loaded = try store.newValuesRowList(forObjectsWith: [id], options: options).rows.first
         } catch {
             if self.error == nil { self.error = error }
         }

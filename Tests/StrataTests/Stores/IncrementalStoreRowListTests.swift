@@ -57,7 +57,7 @@ struct IncrementalStoreRowListTests {
         #expect(!merged.isEmpty && IncrementalStoreRowList().isEmpty)
     }
 
-    @Test("a store that overrides only fetchRows is read through the default row list")
+    @Test("a store that overrides only the node methods is read through the default row lists")
     func defaultListWrapsFetchRows() throws {
         // The seam's older form keeps working: Strata now asks for `fetchRowList`, whose
         // default returns the nodes of `fetchRows`.
@@ -66,6 +66,14 @@ struct IncrementalStoreRowListTests {
             override func fetchRows(_ request: StoreFetchRequest, options: ReadOptions) throws -> [IncrementalStoreNode] {
                 try (1...3).map { key in
                     try IncrementalStoreNode(objectID: newObjectID(for: request.entity, referenceObject: Int64(key)), values: ["name": "row \(key)"], version: 1)
+                }
+            }
+            override func fetchObjectIDs(_ request: StoreFetchRequest, options: ReadOptions) throws -> [ManagedObjectID] {
+                (1...3).map { newObjectID(for: request.entity, referenceObject: Int64($0)) }
+            }
+            override func newValuesForObjects(with ids: [ManagedObjectID], options: ReadOptions) throws -> [IncrementalStoreNode] {
+                try ids.compactMap { id in
+                    try referenceObject(for: id).map { key in try IncrementalStoreNode(objectID: id, values: ["name": "fired \(key)"], version: 1) }
                 }
             }
         }
@@ -78,5 +86,13 @@ struct IncrementalStoreRowListTests {
             try context.fetch(FetchRequest<ManagedObject>(entityName: "Person")).map { $0.value(forKey: "name") as? String }
         }
         #expect(texts == ["row 1", "row 2", "row 3"])
+        // Faults fire through the default `newValuesRowList`, from `newValuesForObjects`.
+        let fired = try context.performAndWait {
+            context.reset()
+            let request = FetchRequest<ManagedObject>(entityName: "Person")
+            request.includesPropertyValues = false
+            return try context.fetch(request).map { $0.value(forKey: "name") as? String }
+        }
+        #expect(fired == ["fired 1", "fired 2", "fired 3"])
     }
 }
