@@ -8,9 +8,24 @@ final class StoreToken: Sendable {
 
     /// The spaces made so far, by entity. `retired` once the store is gone: from then on each
     /// request gets a space of its own (IDs still compare equal through `ManagedObjectID.==`).
+    /// A model has few entities: the spaces are found by a scan of a short array (a store that
+    /// makes an ID per row it reads asks here for every row; hashing the entity for a dictionary
+    /// was most of that), and by a dictionary past ``scannedLimit`` of them.
     private struct InternedSpaces: ~Copyable {
+        var scanned: [StoreIDSpace] = []
         var byEntity: [ObjectIdentifier: StoreIDSpace] = [:]
         var retired = false
+
+        static let scannedLimit = 16
+
+        func space(of entity: EntityIdentity) -> StoreIDSpace? {
+            for space in scanned where space.entity === entity { return space }
+            return byEntity.isEmpty ? nil : byEntity[ObjectIdentifier(entity)]
+        }
+
+        mutating func add(_ space: StoreIDSpace, for entity: EntityIdentity) {
+            if scanned.count < Self.scannedLimit { scanned.append(space) } else { byEntity[ObjectIdentifier(entity)] = space }
+        }
     }
 
     init(identifier: String) { self.storedIdentifier = StrataLock(identifier) }
@@ -27,11 +42,11 @@ final class StoreToken: Sendable {
     /// Any thread.
     func space(for entity: EntityIdentity) -> StoreIDSpace {
         spaces.withLock { table in
-            if let space = table.byEntity[ObjectIdentifier(entity)] { return space }
+            if let space = table.space(of: entity) { return space }
             let space = StoreIDSpace(entity: entity, store: self)
             // The table holds its spaces and each space holds this token: `retire()` breaks
             // that cycle when the store goes; after it nothing is kept.
-            if !table.retired { table.byEntity[ObjectIdentifier(entity)] = space }
+            if !table.retired { table.add(space, for: entity) }
             return space
         }
     }
@@ -41,12 +56,13 @@ final class StoreToken: Sendable {
     func retire() {
         let dropped = spaces.withLock { table in
             table.retired = true
-            let dropped = table.byEntity
+            let dropped = (table.scanned, table.byEntity)
+            table.scanned = []
             table.byEntity = [:]
             return dropped
         }
         // Released outside the lock: the last release of a space releases this token.
-        _ = consume dropped
+        withExtendedLifetime(dropped) {}
     }
 }
 
