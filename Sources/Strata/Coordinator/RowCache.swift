@@ -86,8 +86,9 @@ final class RowCache: Sendable {
     /// one place only: `index(_:)` takes them out and tells the unused ones by their
     /// reference counts, which a copy of the array would raise.
     private final class WaitingBatch: @unchecked Sendable {
-        // @unchecked Sendable: `rows` is set at creation and taken out once, by whoever took
-        // the batch out of `waiting` under its lock.
+        // @unchecked Sendable: `rows` is set at creation, looked at under `waiting`'s lock only
+        // (`holdsUnusedRow()`), and taken out once, by whoever took the batch out of `waiting`
+        // under that lock.
         var rows: [RowSnapshot]
         init(_ rows: [RowSnapshot]) { self.rows = rows }
 
