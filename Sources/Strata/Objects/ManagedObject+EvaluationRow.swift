@@ -14,7 +14,7 @@ extension ManagedObject: EvaluationRow {
 
     func evaluationToOneRow(slot: Int) -> (any EvaluationRow)? {
         guard let id = evaluationToOneID(slot: slot) else { return nil }
-        return link?.objectForRelationship(id)
+        return relatedObject(id)
     }
 
     func evaluationToManyRows(slot: Int) -> [any EvaluationRow] {

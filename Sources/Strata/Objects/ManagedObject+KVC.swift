@@ -167,7 +167,7 @@ extension ManagedObject {
         case .toOne(let index):
             fireFaultIfNeeded()
             guard index < toOneValues.count, let id = toOneValues[index] else { return nil }
-            return link?.objectForRelationship(id)
+            return relatedObject(id)
         case .toMany(let index):
             let relationship = entity.layout.toManyRelationships[index]
             let objects = toManyObjects(slot: index)

@@ -3,6 +3,19 @@ import Foundation
 /// Relationship edits with inverse maintenance: setting one side updates the other side at once,
 /// including removal from the old partner's collection (Core Data's behaviour).
 extension ManagedObject {
+    /// The object `id` names in this object's context: the one registered under it, found in
+    /// the identity map the object holds, or else the context's new fault for it (see
+    /// `ManagedObjectContext.objectForRelationship`). A registered target is found without a call
+    /// into the context, which would retain the context for the call: a context's reference
+    /// count is in a side table (the weak lists of its coordinator and parent), so that retain
+    /// takes the runtime's slow path, on every to-one read. Only the call that makes a fault
+    /// runs user code (the subclass's initializer), and it still holds the context. Call on the
+    /// object's context's queue.
+    @inline(__always) func relatedObject(_ id: ManagedObjectID) -> ManagedObject? {
+        if let registered = registry?.object(for: id) { return registered }
+        return link?.objectForRelationship(id)
+    }
+
     /// Checks that `value` can be the target of a to-one relationship: nil, or an object of the
     /// destination entity (or a sub-entity) in the same context.
     func relationshipTarget(_ value: Any?, relationship: RelationshipDescription) -> ManagedObject?? {
