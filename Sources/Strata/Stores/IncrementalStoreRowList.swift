@@ -11,43 +11,46 @@ public struct IncrementalStoreRowList: Sendable {
     /// The rows, in order.
     private(set) var rows: [RowSnapshot]
 
-    /// An empty list.
+    /// An empty list. Any thread.
     public init() { rows = [] }
 
-    /// The rows `nodes` carry, in their order.
+    /// The rows `nodes` carry, in their order. Any thread.
     public init(_ nodes: [IncrementalStoreNode]) { rows = nodes.map(\.row) }
 
-    /// How many rows the list holds.
+    /// How many rows the list holds. Any thread.
     public var count: Int { rows.count }
 
-    /// Whether the list holds no row.
+    /// Whether the list holds no row. Any thread.
     public var isEmpty: Bool { rows.isEmpty }
 
-    /// The object ID of each row, in order.
+    /// The object ID of each row, in order. Any thread.
     public var objectIDs: [ManagedObjectID] { rows.map(\.objectID) }
 
-    /// A node for each row, in order (one allocation each: for code that works with nodes).
+    /// A node for each row, in order (one allocation each: for code that works with nodes). Any
+    /// thread.
     public var nodes: [IncrementalStoreNode] { rows.map(IncrementalStoreNode.init(row:)) }
 
     /// Makes room for `minimumCapacity` rows in all, so that appending that many allocates once.
+    /// Any thread.
     public mutating func reserveCapacity(_ minimumCapacity: Int) { rows.reserveCapacity(minimumCapacity) }
 
-    /// Appends the row `node` carries.
+    /// Appends the row `node` carries. Any thread.
     public mutating func append(_ node: IncrementalStoreNode) { rows.append(node.row) }
 
     /// Appends the row that ``IncrementalStoreNode/init(objectID:version:columnValues:toOneTargets:)``
     /// would make a node of, from the same arguments, with the same checks: it throws where that
-    /// initializer throws, and then appends nothing.
+    /// initializer throws, and then appends nothing. Any thread.
     public mutating func append(
         objectID: ManagedObjectID, version: Int64, columnValues: [IncrementalStoreNode.ColumnValue], toOneTargets: [ManagedObjectID?]
     ) throws {
         rows.append(try IncrementalStoreNode.row(objectID: objectID, version: version, columnValues: columnValues, toOneTargets: toOneTargets))
     }
 
-    /// Appends the rows of `other`, in order.
+    /// Appends the rows of `other`, in order. Any thread.
     public mutating func append(contentsOf other: IncrementalStoreRowList) { rows.append(contentsOf: other.rows) }
 
-    /// Appends the rows of `other` at `positions`, in order (positions outside `other` are left out).
+    /// Appends the rows of `other` at `positions`, in order (positions outside `other` are left
+    /// out). Any thread.
     public mutating func append(contentsOf other: IncrementalStoreRowList, positions: Range<Int>) {
         rows.append(contentsOf: other.rows[positions.clamped(to: other.rows.indices)])
     }
