@@ -51,7 +51,7 @@ let package = Package(
         .systemLibrary(
             name: "CLibPQ",
             pkgConfig: "libpq",
-            providers: [.apt(["libpq-dev"])]
+            providers: [.apt(["libpq-dev", "libssl-dev"])]
         ),
         .systemLibrary(
             name: "CJemalloc",

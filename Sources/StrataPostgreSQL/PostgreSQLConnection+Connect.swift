@@ -7,6 +7,7 @@ extension PostgreSQLConnection {
     /// libpq applies `connect_timeout` only in its blocking calls, so Strata keeps its own
     /// deadline. Returns the open `PGconn*`; finishes it and throws on failure.
     static func open(_ configuration: PostgreSQLConfiguration) throws -> OpaquePointer {
+        _ = openSSLStarted
         let activity = "connecting to \(configuration)"
         var parameters: [(String, String)] = [("dbname", configuration.url)]
         if !configuration.urlHasConnectTimeout {
@@ -18,7 +19,7 @@ extension PostgreSQLConnection {
         parameters.append(("fallback_application_name", "strata"))
         let deadline = ContinuousClock.now + configuration.connectTimeout
         let started = withCStrings(parameters.map(\.0)) { keywords in
-            withCStrings(parameters.map(\.1)) { values in PQconnectStartParams(keywords, values, 1) }
+            withCStrings(parameters.map(\.1)) { values in PostgreSQLExitGate.pass { PQconnectStartParams(keywords, values, 1) } }
         }
         guard let connection = started else {
             throw PostgreSQLError(kind: .connectionFailed, message: "libpq could not allocate a connection", activity: activity)
@@ -31,11 +32,22 @@ extension PostgreSQLConnection {
             guard PQstatus(connection) != CONNECTION_BAD else { throw failure(connection, configuration: configuration, activity: activity) }
             try completeConnection(connection, configuration: configuration, deadline: deadline, activity: activity) { PQconnectPoll($0) }
         } catch {
-            PQfinish(connection)
+            PostgreSQLExitGate.pass { PQfinish(connection) }
             throw error
         }
         return connection
     }
+
+    /// OpenSSL, which libpq uses for SCRAM authentication and TLS, started before the first
+    /// connection without its exit handler (`OPENSSL_INIT_NO_ATEXIT`). By default OpenSSL frees
+    /// its global state in an `atexit` handler, so a process that exits while another thread is
+    /// inside libpq (a store's change listener reconnecting after a server restart, a fetch on
+    /// a private queue, a statement over TLS) could crash in that thread instead of exiting;
+    /// that handler would run before `PostgreSQLExitGate`'s, which is registered earlier. The
+    /// operating system reclaims the memory at exit anyway. Has no effect when the process
+    /// started OpenSSL before its first PostgreSQL connection (docs/postgresql.md, "Exiting the
+    /// process").
+    private static let openSSLStarted: Bool = strata_openssl_start_without_exit_cleanup() == 1
 
     /// Closes the connection and opens it again with the same parameters (`PQresetStart` and
     /// `PQresetPoll`), within the connect timeout. Any open transaction, `LISTEN`, session
@@ -47,7 +59,7 @@ extension PostgreSQLConnection {
         let deadline = ContinuousClock.now + configuration.connectTimeout
         // The old session ends here, and its prepared statements with it.
         session &+= 1
-        guard PQresetStart(handle) == 1 else { throw Self.failure(handle, configuration: configuration, activity: activity) }
+        guard PostgreSQLExitGate.pass({ PQresetStart(handle) }) == 1 else { throw Self.failure(handle, configuration: configuration, activity: activity) }
         try Self.completeConnection(handle, configuration: configuration, deadline: deadline, activity: activity) { PQresetPoll($0) }
     }
 
@@ -71,7 +83,7 @@ extension PostgreSQLConnection {
                     throw PostgreSQLError(
                         kind: .connectTimeout, message: "no connection within the connect timeout of \(configuration.connectTimeout)", activity: activity)
                 }
-                status = poll(connection)
+                status = PostgreSQLExitGate.pass { poll(connection) }
             }
         }
     }

@@ -43,7 +43,7 @@ public final class PostgreSQLConnection {
         self.configuration = configuration
     }
 
-    deinit { PQfinish(handle) }
+    deinit { PostgreSQLExitGate.pass { PQfinish(handle) } }
 
     /// Whether libpq considers the connection open (`PQstatus` is `CONNECTION_OK`). A server that
     /// closed an idle connection is only noticed when the connection next reads: use

@@ -22,6 +22,9 @@ import Glibc
 /// 3. **Server restart mid-workload**: the parent restarts the server (`restart` of
 ///    scripts/postgres-test-server.sh) while the children transfer; they must see errors, not
 ///    hang (no child silent for ``Configuration/stallLimit``), and go on once it is back.
+/// 4. **Exit while connecting**: ``PostgreSQLExitChild`` processes exit while two threads of
+///    theirs open connections; each must exit with code 0 (no crash in a library's exit-time
+///    cleanup, no hang).
 ///
 /// The namespace is dropped at the end. Used on one thread.
 public struct PostgreSQLProcesses {
@@ -47,6 +50,8 @@ public struct PostgreSQLProcesses {
         public var maximumKillDelay: Double = 0.6
         /// Server restarts of phase 3 (0 leaves the phase out).
         public var restarts = 1
+        /// Processes of phase 4 that exit while connecting (0 leaves the phase out).
+        public var exits = 20
         /// How long the server stays down on each restart.
         public var downSeconds: Double = 1
         /// The command restarting the server, without the down time: `[script, "restart"]` (or
@@ -371,6 +376,16 @@ public struct PostgreSQLProcesses {
                     ? "server restart phase left out: scripts/postgres-test-server.sh not found (set STRATA_POSTGRESQL_SERVER_SCRIPT)"
                     : "server restart phase left out: the server the script would restart is not the one in the URL (started by hand, or another state file)")
         }
+        // Phase 4: processes exiting while their threads open connections.
+        var exitSeries: PostgreSQLExitChild.Series?
+        if configuration.exits > 0 {
+            status("exits")
+            let series = PostgreSQLExitChild.series(
+                executable: configuration.executable, url: configuration.url, count: configuration.exits, seed: configuration.seed,
+                directory: configuration.directory.appendingPathComponent("exits"))
+            for failure in series.failures { details.add(failure) }
+            exitSeries = series
+        }
         totals.acknowledged = ledger.acknowledged.count
         var figures = [
             Figure("transfers acknowledged", totals.acknowledged, atLeast: 1),
@@ -397,6 +412,12 @@ public struct PostgreSQLProcesses {
                 Figure("errors thrown while the server restarted", totals.errorsDuringRestarts, atLeast: 1),
                 Figure("longest outage: failed transfer to next ack (ms)", totals.longestOutage),
                 Figure("children that did not go on after a restart", totals.notResumed, mustBeZero: true),
+            ]
+        }
+        if let exitSeries {
+            figures += [
+                Figure("processes that exited while connecting", exitSeries.cleanExits, atLeast: 1),
+                Figure("processes that crashed or hung while exiting", exitSeries.failures.count, mustBeZero: true),
             ]
         }
         figures += [

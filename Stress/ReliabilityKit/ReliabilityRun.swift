@@ -116,6 +116,7 @@ public struct ReliabilityRun {
             configuration.bankSeconds = processSeconds ?? (quick ? 4 : 20)
             configuration.kills = quick ? 15 : 200
             configuration.restarts = quick ? 1 : 3
+            configuration.exits = quick ? 20 : 200
             configuration.restartCommand = PostgreSQLProcesses.serverRestartCommand(executable: executable)
             configuration.deadline = Date().addingTimeInterval(quick ? 30 : 300)
             return PostgreSQLProcesses(configuration).run()

@@ -8,12 +8,12 @@ import StrataProgress
 //   crash | faults | batch-faults | migration-faults | migration-crash | disk | processes | controls
 //   | external | postgresql one part (postgresql: the server in STRATA_TEST_POSTGRESQL_URL or --url,
 //                           restarted with scripts/postgres-test-server.sh restart)
-//   bank-child | pg-bank-child | counter-worker | lock-holder | history-writer | migrate-child | external-child
+//   bank-child | pg-bank-child | pg-exit-child | counter-worker | lock-holder | history-writer | migrate-child | external-child
 //                           the child processes the parts (and tests) start
 //   create-store | check    make a bank store / check one by hand
 //
 // Options: --seed N (default 1), --dir PATH (scratch folder), --kills N, --seconds S; postgresql:
-// --processes N, --restarts N (0: no server restart), --url URL.
+// --processes N, --restarts N (0: no server restart), --exits N (0: no exits while connecting), --url URL.
 
 let arguments = Arguments(Array(CommandLine.arguments.dropFirst()))
 let command = arguments.positional.first ?? "help"
@@ -100,6 +100,7 @@ case "postgresql":
         configuration.bankSeconds = arguments.double("seconds", 5)
         configuration.kills = arguments.int("kills", 30)
         configuration.restarts = arguments.int("restarts", 1)
+        configuration.exits = arguments.int("exits", 20)
         configuration.restartCommand = PostgreSQLProcesses.serverRestartCommand(executable: HarnessExecutable.current)
         report = PostgreSQLProcesses(configuration).run()
     } else {
@@ -108,6 +109,8 @@ case "postgresql":
     finish([report], removing: directory)
 case "pg-bank-child":
     exit(PostgreSQLBankChild.run(arguments))
+case "pg-exit-child":
+    exit(PostgreSQLExitChild.run(arguments))
 case "bank-child":
     exit(BankChild.run(arguments))
 case "external-child":

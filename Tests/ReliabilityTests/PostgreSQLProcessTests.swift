@@ -24,6 +24,7 @@ struct PostgreSQLProcessTests {
         configuration.bankSeconds = 1.5
         configuration.kills = 4
         configuration.restarts = 0
+        configuration.exits = 0
         let report = PostgreSQLProcesses(configuration).run()
         #expect(report.passes, "\(report.lines.joined(separator: "\n"))")
         #expect((report.figures.first { $0.name == "transfers acknowledged" }?.value ?? 0) > 0)
@@ -53,10 +54,27 @@ struct PostgreSQLProcessTests {
         configuration.kills = 0
         configuration.restarts = 1
         configuration.downSeconds = 0.5
+        configuration.exits = 0
         configuration.restartCommand = Array(state) + ["restart"]
         let report = PostgreSQLProcesses(configuration).run()
         #expect(report.passes, "\(report.lines.joined(separator: "\n"))")
         #expect(report.figures.first { $0.name == "server restarts" }?.value == 1)
         #expect((report.figures.first { $0.name == "errors thrown while the server restarted" }?.value ?? 0) > 0)
+    }
+
+    /// A process may end with `exit()` while other threads of it are inside libpq: the C
+    /// library then runs OpenSSL's exit handler and the libraries' finalizers (Kerberos' among
+    /// them) under those threads. Before Strata kept its connection set-up out of their way
+    /// (`PostgreSQLExitGate`, OpenSSL started without its exit handler), about one child in
+    /// four of this series ended with a segmentation fault in OpenSSL or an assertion in
+    /// Kerberos' `k5_mutex_lock`.
+    @Test("A process exits with code 0 while two of its threads are opening connections")
+    func exitWhileConnecting() throws {
+        let executable = try #require(harnessExecutable)
+        let url = try PostgreSQLTestDatabase.serverURL()
+        let directory = TemporaryDirectory(prefix: "strata-pg-exits")
+        let series = PostgreSQLExitChild.series(executable: executable, url: url, count: 25, seed: 33, directory: directory.url)
+        #expect(series.failures.isEmpty, "\(series.failures.joined(separator: "\n"))")
+        #expect(series.cleanExits == 25)
     }
 }
