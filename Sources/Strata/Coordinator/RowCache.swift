@@ -279,13 +279,7 @@ final class RowCache: Sendable {
     /// Puts the waiting batches of `tree` into the table (before anything reads or changes the
     /// tree's entries).
     private func indexWaitingRows(ofTree tree: ObjectIdentifier) {
-        guard waitingRowCount.load(ordering: .relaxed) > 0 else { return }
-        let batches = waiting.withLock { state -> [WaitingBatch] in
-            let batches = state.take(tree: tree)
-            waitingRowCount.store(state.rowCount, ordering: .relaxed)
-            return batches
-        }
-        if !batches.isEmpty { index(batches) }
+        indexWaitingBatches { $0.take(tree: tree) }
     }
 
     /// Puts the waiting batches of the trees of `ids` into the table.
@@ -301,23 +295,24 @@ final class RowCache: Sendable {
     /// would otherwise stay alive until enough other rows wait (`waitingRowLimit`), and the
     /// rows of objects the app still holds do not take table entries for it. Thread-safe.
     func settleWaitingRows() {
-        guard waitingRowCount.load(ordering: .relaxed) > 0 else { return }
-        let taken = waiting.withLock { state -> [WaitingBatch] in
-            let taken = state.takeThroughLastUnused()
-            waitingRowCount.store(state.rowCount, ordering: .relaxed)
-            return taken
-        }
-        if !taken.isEmpty { index(taken) }
+        indexWaitingBatches { $0.takeThroughLastUnused() }
     }
 
     /// Puts every waiting batch into the table.
     private func indexAllWaitingRows() {
+        indexWaitingBatches { $0.takeAll() }
+    }
+
+    /// Puts the waiting batches `take` takes out (under the lock) into the table; nothing when
+    /// no row waits.
+    private func indexWaitingBatches(taking take: (inout WaitingBatches) -> [WaitingBatch]) {
         guard waitingRowCount.load(ordering: .relaxed) > 0 else { return }
-        let all = waiting.withLock { state -> [WaitingBatch] in
-            waitingRowCount.store(0, ordering: .relaxed)
-            return state.takeAll()
+        let taken = waiting.withLock { state -> [WaitingBatch] in
+            let taken = take(&state)
+            waitingRowCount.store(state.rowCount, ordering: .relaxed)
+            return taken
         }
-        index(all)
+        if !taken.isEmpty { index(taken) }
     }
 
     /// Puts waiting batches into the table, oldest first, as they would have gone in when they

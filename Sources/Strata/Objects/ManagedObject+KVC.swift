@@ -92,11 +92,11 @@ extension ManagedObject {
                 result[name] = slot < snapshot.attributes.count ? (AttributeCodec.decode(snapshot.attributes[slot], for: attribute) ?? NSNull()) : NSNull()
             case .toOne(let slot)?:
                 let id = slot < snapshot.toOneCount ? snapshot.toOne(at: slot) : nil
-                result[name] = id.map { link?.objectForRelationship($0) as Any } ?? NSNull()
+                result[name] = id.map { relatedObject($0) as Any } ?? NSNull()
             case .toMany(let slot)?:
                 let relationship = layout.toManyRelationships[slot]
                 if let committed = committedToMany.indices.contains(slot) ? committedToMany[slot] : nil {
-                    let objects = committed.ids.compactMap { link?.objectForRelationship($0) }
+                    let objects = committed.ids.compactMap { relatedObject($0) }
                     result[name] = relationship.isOrdered ? objects as Any : Set(objects) as Any
                 }
             default:

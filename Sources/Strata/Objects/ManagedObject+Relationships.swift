@@ -5,7 +5,9 @@ import Foundation
 extension ManagedObject {
     /// The object `id` names in this object's context: the one registered under it, found in
     /// the identity map the object holds, or else the context's new fault for it (see
-    /// `ManagedObjectContext.objectForRelationship`). A registered target is found without a call
+    /// `ManagedObjectContext.objectForRelationship`). An object resolves one related ID through
+    /// here wherever it does (reads, inverse upkeep, committed values; loops over many IDs bind
+    /// the context once instead). A registered target is found without a call
     /// into the context, which would retain the context for the call: a context's reference
     /// count is in a side table (the weak lists of its coordinator and parent), so that retain
     /// takes the runtime's slow path, on every to-one read. Only the call that makes a fault
@@ -100,7 +102,7 @@ extension ManagedObject {
         toOneValues[slot] = newID
         markChanged(.toOne(slot))
         guard maintainingInverse, let inverse = entity.layout.inverse(of: .toOne(slot)) else { return }
-        if let oldID, let old = link?.objectForRelationship(oldID) {
+        if let oldID, let old = relatedObject(oldID) {
             old.inverseRemove(self, at: inverse.slot)
         }
         target?.inverseAdd(self, at: inverse.slot)
@@ -227,7 +229,7 @@ extension ManagedObject {
         guard prepareToManyEdit(slot: slot), let current = toManyValues[slot]?.ids else { return }
         let newIDs = Set(targets.map(\.objectID))
         for id in current where !newIDs.contains(id) {
-            if let object = link?.objectForRelationship(id) {
+            if let object = relatedObject(id) {
                 removeFromToMany(object, slot: slot, maintainingInverse: maintainingInverse)
             }
         }
@@ -266,7 +268,7 @@ extension ManagedObject {
             guard index < toOneValues.count else { return }
             let previous = toOneValues[index]
             if previous == source.objectID { return }
-            if let previous, let partnerSide = entity.layout.inverse(of: slot), let partner = link?.objectForRelationship(previous) {
+            if let previous, let partnerSide = entity.layout.inverse(of: slot), let partner = relatedObject(previous) {
                 partner.inverseRemove(self, at: partnerSide.slot)
             }
             willChange(slot)

@@ -64,7 +64,7 @@ struct ToManyEditor {
     func object(at index: Int) -> ManagedObject? {
         let current = ids
         guard index >= 0, index < current.count else { return nil }
-        return owner.link?.objectForRelationship(current[index])
+        return owner.relatedObject(current[index])
     }
 
     /// The slot to edit, or nil when the edit must be ignored (no usable slot, or a deleted
