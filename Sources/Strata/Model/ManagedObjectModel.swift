@@ -38,12 +38,18 @@ public final class ManagedObjectModel: @unchecked Sendable {
         let classToEntity: [ObjectIdentifier: EntityDescription]
         /// Whether any entity has a transient relationship.
         let hasTransientRelationships: Bool
+        /// Each entity's version hash by name, and the model's: a store checks them every time
+        /// it is opened, and they cannot change once the model is frozen.
+        let entityVersionHashesByName: [String: Data]
+        let versionHash: Data
 
         init(
             entitiesByName: [String: EntityDescription], entitiesByCode: [Int64: EntityDescription], classToEntity: [ObjectIdentifier: EntityDescription],
-            hasTransientRelationships: Bool
+            hasTransientRelationships: Bool, entityVersionHashesByName: [String: Data], versionHash: Data
         ) {
             self.hasTransientRelationships = hasTransientRelationships
+            self.entityVersionHashesByName = entityVersionHashesByName
+            self.versionHash = versionHash
             self.entitiesByName = entitiesByName
             self.entitiesByCode = entitiesByCode
             let largestCode = entitiesByCode.keys.max() ?? 0
@@ -132,17 +138,27 @@ public final class ManagedObjectModel: @unchecked Sendable {
     /// Each entity's version hash (``EntityDescription/versionHash``) by entity name; stores
     /// record it in their metadata. Any queue once the model is no longer edited.
     public var entityVersionHashesByName: [String: Data] {
-        var result: [String: Data] = [:]
-        for entity in _entities { result[entity.name] = entity.versionHash }
-        return result
+        frozen?.entityVersionHashesByName ?? computedEntityVersionHashes()
     }
 
     /// A stable hash of the whole model's storage shape: equal hashes mean a store made with one
     /// model can be opened with the other. Any queue once the model is no longer edited.
     public var versionHash: Data {
+        frozen?.versionHash ?? Self.versionHash(ofEntityHashes: computedEntityVersionHashes())
+    }
+
+    /// ``entityVersionHashesByName`` computed from the entities (a frozen model keeps it).
+    private func computedEntityVersionHashes() -> [String: Data] {
+        var result: [String: Data] = [:]
+        for entity in _entities { result[entity.name] = entity.versionHash }
+        return result
+    }
+
+    /// ``versionHash`` of a model whose entities have `entityHashes`.
+    private static func versionHash(ofEntityHashes entityHashes: [String: Data]) -> Data {
         var hash = StableHash()
         hash.combine("model")
-        for (name, entityHash) in entityVersionHashesByName.sorted(by: { $0.key < $1.key }) {
+        for (name, entityHash) in entityHashes.sorted(by: { $0.key < $1.key }) {
             hash.combine(name)
             hash.combine(entityHash)
         }
@@ -245,10 +261,12 @@ public final class ManagedObjectModel: @unchecked Sendable {
                 if byClass[key] == nil { byClass[key] = entity }
             }
         }
+        let entityHashes = computedEntityVersionHashes()
         let state = Unmanaged.passRetained(
             FrozenState(
                 entitiesByName: byName, entitiesByCode: byCode, classToEntity: byClass,
-                hasTransientRelationships: layouts.values.contains { $0.hasTransientRelationships }))
+                hasTransientRelationships: layouts.values.contains { $0.hasTransientRelationships },
+                entityVersionHashesByName: entityHashes, versionHash: Self.versionHash(ofEntityHashes: entityHashes)))
         // The first freeze publishes; a racing one gives its copy back.
         if !frozenState.compareExchange(expected: nil, desired: state, ordering: .acquiringAndReleasing).exchanged { state.release() }
     }

@@ -284,7 +284,8 @@ final class SQLiteSchema: @unchecked Sendable {
         for name in tableOrder {
             guard let table = tables[name] else { continue }
             var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER NOT NULL", "Z_OPT INTEGER NOT NULL DEFAULT 1"]
-            columns += table.columns.map { "\"\($0.name)\" \($0.declaration)".trimmingCharacters(in: .whitespaces) }
+            // A column without a declared type (a double's) is its quoted name alone.
+            columns += table.columns.map { $0.declaration.isEmpty ? "\"\($0.name)\"" : "\"\($0.name)\" \($0.declaration)" }
             statements.append("CREATE TABLE IF NOT EXISTS \"\(name)\" (\(columns.joined(separator: ", ")))")
             statements += table.indexes
         }

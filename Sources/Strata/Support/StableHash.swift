@@ -33,6 +33,20 @@ struct StableHash {
 }
 
 extension Data {
-    /// Lower-case hexadecimal rendering.
-    var hexString: String { map { String(format: "%02x", $0) }.joined() }
+    /// Lower-case hexadecimal rendering (two digits a byte, from a table: a store compares its
+    /// model's version hash in hex every time it is opened).
+    var hexString: String {
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: count * 2) { buffer in
+            digits.withUTF8Buffer { table in
+                var position = 0
+                for byte in self {
+                    buffer[position] = table[Int(byte >> 4)]
+                    buffer[position + 1] = table[Int(byte & 0x0f)]
+                    position += 2
+                }
+                return position
+            }
+        }
+    }
 }

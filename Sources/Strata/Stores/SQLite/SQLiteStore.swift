@@ -242,10 +242,12 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         let statement = try connection.cachedStatement(MetadataStatements.readMetadata)
         var plist: Data?
         try statement.forEachRow { plist = $0.blob(at: 1) }
-        guard let plist, let decoded = try? PropertyListReader.value(from: plist) as? [String: Any] else {
-            throw StrataError(code: StrataError.Code.persistentStoreOpen, message: "The store's metadata is missing or damaged", url: url)
+        let damaged = StrataError(code: StrataError.Code.persistentStoreOpen, message: "The store's metadata is missing or damaged", url: url)
+        guard let plist else { throw damaged }
+        return try SQLiteMetadataCache.shared.metadata(decodedFrom: plist) {
+            guard let decoded = try? PropertyListReader.value(from: plist) as? [String: Any] else { throw damaged }
+            return MetadataCoding.sendable(decoded)
         }
-        return MetadataCoding.sendable(decoded)
     }
 
     static func writeMetadata(_ metadata: [String: any Sendable], on connection: SQLiteConnection) throws {
