@@ -38,18 +38,23 @@ public final class ManagedObjectModel: @unchecked Sendable {
         let classToEntity: [ObjectIdentifier: EntityDescription]
         /// Whether any entity has a transient relationship.
         let hasTransientRelationships: Bool
-        /// Each entity's version hash by name, and the model's: a store checks them every time
-        /// it is opened, and they cannot change once the model is frozen.
-        let entityVersionHashesByName: [String: Data]
-        let versionHash: Data
+        /// Each entity's version hash by name, the model's, and the model's in hex: a store
+        /// checks them every time it is opened, and they cannot change once the model is frozen.
+        /// Kept as byte arrays, not `Data`: LeakSanitizer cannot follow `Data`'s reference to its
+        /// bytes, so the fuzzers (`Fuzz/run-fuzzer.sh`) would report a frozen model's hashes as
+        /// leaked at exit.
+        let entityVersionHashBytes: [String: [UInt8]]
+        let versionHashBytes: [UInt8]
+        let versionHashHex: String
 
         init(
             entitiesByName: [String: EntityDescription], entitiesByCode: [Int64: EntityDescription], classToEntity: [ObjectIdentifier: EntityDescription],
             hasTransientRelationships: Bool, entityVersionHashesByName: [String: Data], versionHash: Data
         ) {
             self.hasTransientRelationships = hasTransientRelationships
-            self.entityVersionHashesByName = entityVersionHashesByName
-            self.versionHash = versionHash
+            self.entityVersionHashBytes = entityVersionHashesByName.mapValues { [UInt8]($0) }
+            self.versionHashBytes = [UInt8](versionHash)
+            self.versionHashHex = versionHash.hexString
             self.entitiesByName = entitiesByName
             self.entitiesByCode = entitiesByCode
             let largestCode = entitiesByCode.keys.max() ?? 0
@@ -138,14 +143,17 @@ public final class ManagedObjectModel: @unchecked Sendable {
     /// Each entity's version hash (``EntityDescription/versionHash``) by entity name; stores
     /// record it in their metadata. Any queue once the model is no longer edited.
     public var entityVersionHashesByName: [String: Data] {
-        frozen?.entityVersionHashesByName ?? computedEntityVersionHashes()
+        frozen.map { $0.entityVersionHashBytes.mapValues { Data($0) } } ?? computedEntityVersionHashes()
     }
 
     /// A stable hash of the whole model's storage shape: equal hashes mean a store made with one
     /// model can be opened with the other. Any queue once the model is no longer edited.
     public var versionHash: Data {
-        frozen?.versionHash ?? Self.versionHash(ofEntityHashes: computedEntityVersionHashes())
+        frozen.map { Data($0.versionHashBytes) } ?? Self.versionHash(ofEntityHashes: computedEntityVersionHashes())
     }
+
+    /// ``versionHash`` in lower-case hex, as stores record it (kept by a frozen model).
+    var versionHashHex: String { frozen?.versionHashHex ?? versionHash.hexString }
 
     /// ``entityVersionHashesByName`` computed from the entities (a frozen model keeps it).
     private func computedEntityVersionHashes() -> [String: Data] {

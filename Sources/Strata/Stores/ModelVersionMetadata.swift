@@ -9,7 +9,7 @@ extension ManagedObjectModel {
     /// entity's, by name). Callable from any thread once the model is no longer edited.
     public var versionMetadata: [String: any Sendable] {
         [
-            StoreMetadataKey.modelVersionHash: versionHash.hexString,
+            StoreMetadataKey.modelVersionHash: versionHashHex,
             StoreMetadataKey.entityVersionHashes: entityVersionHashesByName.mapValues(\.hexString),
         ]
     }
@@ -22,7 +22,7 @@ extension ManagedObjectModel {
     /// from any thread once the model is no longer edited.
     public func checkCompatibility(withStoreMetadata metadata: [String: any Sendable], storeName: String = "store", remedy: String, url: URL?) throws {
         let storeHash = metadata[StoreMetadataKey.modelVersionHash] as? String ?? ""
-        let modelHash = versionHash.hexString
+        let modelHash = versionHashHex
         guard storeHash != modelHash else { return }
         let storeEntities = metadata[StoreMetadataKey.entityVersionHashes] as? [String: String] ?? [:]
         let modelEntities = entityVersionHashesByName.mapValues(\.hexString)

@@ -80,5 +80,16 @@ struct StoreOpeningTests {
             return [:]
         }
         #expect(decodes == SQLiteMetadataCache.capacity + 4)
+        // Metadata holding a Data value is decoded each time, never kept.
+        let before = cache.count
+        for _ in 0..<2 {
+            let value = cache.metadata(decodedFrom: Data("with data".utf8)) {
+                decodes += 1
+                return ["nested": ["blob": Data([1, 2, 3])] as [String: any Sendable]]
+            }
+            #expect((value["nested"] as? [String: any Sendable])?["blob"] as? Data == Data([1, 2, 3]))
+        }
+        #expect(decodes == SQLiteMetadataCache.capacity + 6)
+        #expect(cache.count == before)
     }
 }
