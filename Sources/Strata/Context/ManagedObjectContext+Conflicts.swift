@@ -18,7 +18,7 @@ extension ManagedObjectContext {
         var attempts = 0
         try resolveUniquenessConflicts(policy: policy, parent: parent)
         while true {
-            var changes = state.work.makeChangeSet()
+            var changes = state.work.makeChangeSet(keepingBases: self.parent != nil)
             if self.parent == nil { changes.origin = transactionOrigin }
             if !overwrite.isEmpty {
                 for index in changes.updates.indices where overwrite.contains(changes.updates[index].objectID) {

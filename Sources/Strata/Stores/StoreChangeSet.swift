@@ -31,7 +31,8 @@ struct RowChange {
     /// the object win).
     var ignoresVersion = false
     /// For updates: the values the saving context last read (a parent context compares them
-    /// with its own, as a store compares versions).
+    /// with its own, as a store compares versions); nil in a save to the coordinator, whose
+    /// stores compare versions only.
     var base: RowSnapshot?
 }
 

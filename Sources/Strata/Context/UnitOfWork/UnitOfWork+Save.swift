@@ -26,7 +26,12 @@ extension UnitOfWork {
     /// Transient relationships are included (a parent context keeps them; the coordinator
     /// drops them before its stores, see `StoreChangeSet.removingTransientRelationships()`).
     /// Rows are in insertion order. O(changed objects + their changed values).
-    func makeChangeSet() -> StoreChangeSet {
+    ///
+    /// `keepingBases`: whether updated and deleted rows carry the snapshot their changes were
+    /// made against (``RowChange/base``), which only a parent context reads (a child's save
+    /// into it); a save to the coordinator leaves them out, a retain and a release of a
+    /// snapshot less per row.
+    func makeChangeSet(keepingBases: Bool) -> StoreChangeSet {
         var changes = StoreChangeSet()
         changes.inserts.reserveCapacity(inserted.count)
         // Every slot of an inserted row is written: one pair of slot arrays per entity in a row.
@@ -66,12 +71,13 @@ extension UnitOfWork {
             changes.updates.append(
                 RowChange(
                     objectID: object.objectID, baseVersion: object.snapshot?.version ?? 0, attributes: object.attributeValues,
-                    toOne: object.toOneValues, changedAttributeSlots: updateAttributeSlots, changedToOneSlots: updateToOneSlots, base: object.snapshot))
+                    toOne: object.toOneValues, changedAttributeSlots: updateAttributeSlots, changedToOneSlots: updateToOneSlots,
+                    base: keepingBases ? object.snapshot : nil))
             appendToManyChanges(of: object, to: &changes)
         }
         changes.deletes.reserveCapacity(deleted.count)
         for object in deleted {
-            changes.deletes.append(RowDeletion(objectID: object.objectID, baseVersion: object.snapshot?.version ?? 0, base: object.snapshot))
+            changes.deletes.append(RowDeletion(objectID: object.objectID, baseVersion: object.snapshot?.version ?? 0, base: keepingBases ? object.snapshot : nil))
         }
         return changes
     }

@@ -92,7 +92,7 @@ extension StoreChangeSet {
             let permanent = permanentIDs.permanentID(ofInsertAt: index, temporary: temporary) ?? temporary
             records.append(HistoryChangeRecord(objectID: permanent, type: .insert))
         }
-        // Updated rows mostly share one change shape (see `UnitOfWork.makeChangeSet()`): the
+        // Updated rows mostly share one change shape (see `UnitOfWork.makeChangeSet(keepingBases:)`): the
         // names of the last shape are reused, so a row costs no array of its own.
         var lastShape: (layout: EntityLayout, attributeSlots: [Int], toOneSlots: [Int], names: [String])?
         // The changes are read in place, field by field: `for update in updates` copied each

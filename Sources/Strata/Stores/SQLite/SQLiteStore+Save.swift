@@ -149,16 +149,20 @@ extension SQLiteStore {
             }
         }
         // References to objects inserted by this save name their temporary IDs; the map from
-        // those to the new keys is made on the first such reference.
+        // those to the new keys is made on the first such reference. `resolve` captures the
+        // inserts and their keys alone, as constants: capturing the whole change set (and a
+        // variable) made every call that takes it copy the change set and the row it was lent.
+        let inserts = changes.inserts
+        let keysByPosition = insertKeys
         var insertedKeys: [ManagedObjectID: Int64]?
         func resolve(_ id: ManagedObjectID?) throws -> SQLiteValue {
             guard let id else { return .null }
             if let pk = id.primaryKey { return .integer(pk) }
             if insertedKeys == nil {
                 var keys: [ManagedObjectID: Int64] = [:]
-                keys.reserveCapacity(changes.inserts.count)
-                for index in changes.inserts.indices {
-                    if let key = insertKeys[index] { keys[changes.inserts[index].objectID] = key }
+                keys.reserveCapacity(inserts.count)
+                for index in inserts.indices {
+                    if let key = keysByPosition[index] { keys[inserts[index].objectID] = key }
                 }
                 insertedKeys = keys
             }
@@ -168,22 +172,9 @@ extension SQLiteStore {
                 entityName: id.entity.name, url: url)
         }
         // 2. Inserts (SQLiteStore+Inserts.swift).
-        try writeInserts(changes.inserts, keys: insertKeys, resolve: resolve, on: connection)
+        try writeInserts(inserts, keys: keysByPosition, resolve: resolve, on: connection)
         // 3. Updates, with optimistic locking.
-        var conflicts: [MergeConflict] = []
-        var updateStatements = PreparedUpdates()
-        // Each change is lent to `updateRow` through the buffer's address: passed from the
-        // array (or by `for update in`), it was copied and destroyed around the call.
-        try changes.updates.withUnsafeBufferPointer { updates in
-            for index in updates.indices {
-                guard let pk = updates[index].objectID.primaryKey else { continue }
-                if let version = try updateRow(updates[index], pk: pk, statements: &updateStatements, resolve: resolve, on: connection) {
-                    if version != updates[index].baseVersion + 1 { result.versions[updates[index].objectID] = version }
-                } else {
-                    conflicts.append(try conflict(for: updates[index].objectID, baseVersion: updates[index].baseVersion, objectValues: updates[index], on: connection))
-                }
-            }
-        }
+        var conflicts = try writeUpdates(changes.updates, versions: &result.versions, resolve: resolve, on: connection)
         // 4. To-many changes (join tables and ordered positions).
         for change in changes.toManyChanges {
             try writeToMany(change, resolve: resolve, on: connection)
@@ -206,6 +197,27 @@ extension SQLiteStore {
             throw error
         }
         return result
+    }
+
+    /// Writes the updated rows (step 3 of `write`), checking each row's version; records the
+    /// versions that differ from the base version plus one in `versions` and returns the rows
+    /// whose version had moved. (Looped over inside `write`, with a `resolve` that captured the
+    /// whole change set, each row and the change set were copied and destroyed around every
+    /// call: more time than the rows' statements outside SQLite.)
+    private func writeUpdates(
+        _ updates: [RowChange], versions: inout [ManagedObjectID: Int64], resolve: (ManagedObjectID?) throws -> SQLiteValue, on connection: SQLiteConnection
+    ) throws -> [MergeConflict] {
+        var conflicts: [MergeConflict] = []
+        var statements = PreparedUpdates()
+        for index in updates.indices {
+            guard let pk = updates[index].objectID.primaryKey else { continue }
+            if let version = try updateRow(updates[index], pk: pk, statements: &statements, resolve: resolve, on: connection) {
+                if version != updates[index].baseVersion + 1 { versions[updates[index].objectID] = version }
+            } else {
+                conflicts.append(try conflict(for: updates[index].objectID, baseVersion: updates[index].baseVersion, objectValues: updates[index], on: connection))
+            }
+        }
+        return conflicts
     }
 
     private func conflict(for id: ManagedObjectID, baseVersion: Int64, objectValues: RowChange?, on connection: SQLiteConnection) throws -> MergeConflict {
