@@ -141,7 +141,7 @@ FUZZ_DIR := .build/fuzz
 FUZZ_SECONDS ?= 300
 SWIFTC ?= swiftc
 FUZZ_FLAGS := -swift-version 6 -package-name strata -parse-as-library -sanitize=fuzzer,address -O -g \
-	-I Sources/CSQLite -I $(FUZZ_DIR)
+	-I Sources/CSQLite -I Sources/CStrataMemory/include -I $(FUZZ_DIR)
 STRATA_LOCKS_SOURCES := $(shell find Sources/StrataLocks -name '*.swift' | sort)
 STRATA_SQLITE_SOURCES := $(shell find Sources/StrataSQLite -name '*.swift' | sort)
 STRATA_SOURCES := $(shell find Sources/Strata -name '*.swift' | sort)
@@ -213,20 +213,20 @@ docs: deps
 	rm -rf $(DOCS_DIR)/symbol-graphs $(DOCS_DIR)/Strata.doccarchive
 	mkdir -p $(DOCS_DIR)/symbol-graphs
 	$(SWIFT) symbolgraph-extract -module-name Strata -minimum-access-level public -emit-extension-block-symbols \
-		-I "$$($(SWIFT) build --show-bin-path)/Modules" -I Sources/CSQLite \
+		-I "$$($(SWIFT) build --show-bin-path)/Modules" -I Sources/CSQLite -I Sources/CStrataMemory/include \
 		-target "$$(uname -m)-unknown-linux-gnu" -output-dir $(DOCS_DIR)/symbol-graphs
 	python3 scripts/check_doc_coverage.py $(DOCS_DIR)/symbol-graphs --module Strata --sources Sources/Strata
 	$(SWIFT) build -j $(JOBS) --target StrataPostgreSQLStore
 	rm -rf $(DOCS_DIR)/postgresql-symbol-graphs && mkdir -p $(DOCS_DIR)/postgresql-symbol-graphs
 	$(SWIFT) symbolgraph-extract -module-name StrataPostgreSQLStore -minimum-access-level public -emit-extension-block-symbols \
-		-I "$$($(SWIFT) build --show-bin-path)/Modules" -I Sources/CSQLite -I Sources/CLibPQ -I "$$(pkg-config --variable=includedir libpq)" \
+		-I "$$($(SWIFT) build --show-bin-path)/Modules" -I Sources/CSQLite -I Sources/CStrataMemory/include -I Sources/CLibPQ -I "$$(pkg-config --variable=includedir libpq)" \
 		-target "$$(uname -m)-unknown-linux-gnu" -output-dir $(DOCS_DIR)/postgresql-symbol-graphs
 	python3 scripts/check_doc_coverage.py $(DOCS_DIR)/postgresql-symbol-graphs --module StrataPostgreSQLStore --sources Sources/StrataPostgreSQLStore
 	$(DOCC) convert Sources/Strata/Strata.docc --additional-symbol-graph-dir $(DOCS_DIR)/symbol-graphs \
 		--fallback-display-name Strata --fallback-bundle-identifier org.strata.Strata \
 		--output-path $(DOCS_DIR)/Strata.doccarchive --warnings-as-errors
 	python3 scripts/check_doc_snippets.py Sources/Strata/Strata.docc "$$($(SWIFT) build --show-bin-path)/Modules" \
-		-I Sources/CSQLite --swiftc "$$(dirname "$$(command -v $(SWIFT))")/swiftc"
+		-I Sources/CSQLite -I Sources/CStrataMemory/include --swiftc "$$(dirname "$$(command -v $(SWIFT))")/swiftc"
 
 # The folder layering of Sources/Strata (docs/internals.md, "Layers"), checked by type names with
 # the team's folder_deps.py (beside the repository in ../shared/tools, as CI has it). The lower

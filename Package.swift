@@ -62,6 +62,7 @@ let package = Package(
             name: "StrataLocks",
             swiftSettings: strictSettings
         ),
+        .target(name: "CStrataMemory"),
         .target(
             name: "StrataProgress",
             dependencies: ["StrataLocks"],
@@ -79,7 +80,7 @@ let package = Package(
         ),
         .target(
             name: "Strata",
-            dependencies: ["StrataLocks", "StrataSQLite"],
+            dependencies: ["StrataLocks", "StrataSQLite", "CStrataMemory"],
             swiftSettings: strictSettings
         ),
         .target(

@@ -53,6 +53,7 @@ struct GeneratedCodeCompilesTests {
             [
                 "-typecheck", "-swift-version", "6", "-warnings-as-errors", "-module-name", "GeneratedApp", "-I", modules.path,
                 "-I", Self.packageRoot.appendingPathComponent("Sources/CSQLite").path,
+                "-I", Self.packageRoot.appendingPathComponent("Sources/CStrataMemory/include").path,
             ]
             + files.map { scratch.url.appendingPathComponent($0).path }
         let output = Pipe()

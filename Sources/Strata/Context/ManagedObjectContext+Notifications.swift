@@ -34,7 +34,7 @@ extension ManagedObjectContext {
         var deleted: [ManagedObject] = []
         var refreshed: [ManagedObject] = []
         var invalidated: [ManagedObject] = []
-        for object in objects {
+        Prefetch.forEach(objects) { object in
             let changes = object.eventChanges
             object.eventChanges = []
             if changes.contains(.invalidated) {

@@ -121,9 +121,9 @@ extension ManagedObjectContext {
                 errors.append(StrataError(code: StrataError.Code.managedObjectValidation, message: "\(error)"))
             }
         }
-        for object in saving.inserted { collect { try object.validateForInsert() } }
-        for object in saving.updated { collect { try object.validateForUpdate() } }
-        for object in saving.deleted { collect { try object.validateForDelete() } }
+        Prefetch.forEach(saving.inserted) { object in collect { try object.validateForInsert() } }
+        Prefetch.forEach(saving.updated) { object in collect { try object.validateForUpdate() } }
+        Prefetch.forEach(saving.deleted) { object in collect { try object.validateForDelete() } }
         if let error = StrataError.combining(errors) { throw error }
     }
 
@@ -149,7 +149,7 @@ extension ManagedObjectContext {
         }
         clearProblems()
         for objects in [saved.inserted, saved.updated, saved.deleted] {
-            for object in objects {
+            Prefetch.forEach(objects) { object in
                 object.eventChanges = []
                 object.didSave()
             }
@@ -175,9 +175,9 @@ extension ManagedObjectContext {
     }
 
     /// The IDs of `objects` as a set, sized once and filled without an intermediate array.
-    static func objectIDs<Objects: Collection<ManagedObject>>(of objects: Objects) -> Set<ManagedObjectID> {
+    static func objectIDs(of objects: [ManagedObject]) -> Set<ManagedObjectID> {
         var ids = Set<ManagedObjectID>(minimumCapacity: objects.count)
-        for object in objects { ids.insert(object.objectID) }
+        Prefetch.forEach(objects) { ids.insert($0.objectID) }
         return ids
     }
 }

@@ -56,15 +56,23 @@ struct ChangedObjectSet: Sequence {
 
     /// Iterates the objects in insertion order without making an array of them; the iterator
     /// walks the set as it was when the loop began (changes during the loop do not show).
-    func makeIterator() -> Iterator { Iterator(slots: slots.makeIterator()) }
+    func makeIterator() -> Iterator { Iterator(slots: slots) }
 
     /// The iterator of ``ChangedObjectSet``: the slots, skipping the holes of removed objects.
+    /// It asks for the object some places ahead (``Prefetch``): a save walks its sets several
+    /// times, and the objects of a large one are out of the caches by the next walk.
     struct Iterator: IteratorProtocol {
-        fileprivate var slots: IndexingIterator<[ManagedObject?]>
+        fileprivate let slots: [ManagedObject?]
+        private var position = 0
+
+        fileprivate init(slots: [ManagedObject?]) { self.slots = slots }
 
         mutating func next() -> ManagedObject? {
-            while let slot = slots.next() {
-                if let object = slot { return object }
+            while position < slots.count {
+                let index = position
+                position += 1
+                Prefetch.object(in: slots, at: index &+ Prefetch.distance)
+                if let object = slots[index] { return object }
             }
             return nil
         }

@@ -145,8 +145,8 @@ extension UnitOfWork {
         }
         // One clock reading for every new snapshot: they all hold what the store holds now.
         let now = RowSnapshot.now()
-        for object in saved.inserted { commitValues(of: object, permanentIDs: &permanentIDs, versionIncrement: versionIncrement, now: now) }
-        for object in saved.updated { commitValues(of: object, permanentIDs: &permanentIDs, versionIncrement: versionIncrement, now: now) }
+        Prefetch.forEach(saved.inserted) { commitValues(of: $0, permanentIDs: &permanentIDs, versionIncrement: versionIncrement, now: now) }
+        Prefetch.forEach(saved.updated) { commitValues(of: $0, permanentIDs: &permanentIDs, versionIncrement: versionIncrement, now: now) }
         closeSaved(saved, unlink: unlink)
         return saved
     }

@@ -1,0 +1,44 @@
+import CStrataMemory
+
+/// Cache-line prefetching for loops over many objects that were allocated long before the loop
+/// and no longer sit in the processor's caches: a fetch's million decoded rows, a save's
+/// changed objects. Each step of such a loop first touches an object (its reference count, a
+/// field), and that touch waited for memory: a tenth of fetching a million rows. Asking for the
+/// object some places ahead lets the load overlap with the work on the objects before it.
+enum Prefetch {
+    /// How many places ahead of the element a loop works on it asks for.
+    static let distance = 8
+
+    /// Asks the processor to start loading the first cache line of the object whose reference
+    /// sits at `index` of `references` (a class reference or an optional one: one pointer).
+    /// Does nothing past the end; a nil reference asks for address 0, which a prefetch ignores
+    /// (it never faults). Reads the reference's bits in place, without retaining the object.
+    /// Any thread (a hint: it changes no memory).
+    @inline(__always)
+    static func object<Reference>(in references: UnsafeBufferPointer<Reference>, at index: Int) {
+        assert(MemoryLayout<Reference>.size == MemoryLayout<UnsafeRawPointer>.size, "Prefetch.object needs class references")
+        guard index < references.count, let base = references.baseAddress else { return }
+        let address = UnsafeRawPointer(base).load(fromByteOffset: index &* MemoryLayout<Reference>.stride, as: UnsafeRawPointer?.self)
+        strata_prefetch_for_read(address)
+    }
+
+    /// ``object(in:at:)`` for an array's element at `index`.
+    @inline(__always)
+    static func object<Reference>(in references: [Reference], at index: Int) {
+        references.withUnsafeBufferPointer { object(in: $0, at: index) }
+    }
+}
+
+extension Prefetch {
+    /// Calls `body` with each object of `objects` in order, asking for each one ``distance``
+    /// places ahead. Any thread (the objects' own rules apply to `body`).
+    @inline(__always)
+    static func forEach<Object: AnyObject>(_ objects: [Object], _ body: (Object) throws -> Void) rethrows {
+        try objects.withUnsafeBufferPointer { buffer in
+            for index in buffer.indices {
+                object(in: buffer, at: index &+ distance)
+                try body(buffer[index])
+            }
+        }
+    }
+}
