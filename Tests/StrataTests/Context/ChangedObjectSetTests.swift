@@ -1,0 +1,68 @@
+import Foundation
+import StrataTestSupport
+import Testing
+
+@testable import Strata
+
+/// The unit of work's sets (`Context/UnitOfWork/ChangedObjectSet.swift`). Core Data's
+/// `insertedObjects`, `updatedObjects` and `deletedObjects` hold each changed object once, and a
+/// save writes inserted rows in the order the objects were inserted (so primary keys follow it);
+/// the set's iterator, which asks for objects ahead of the one it returns (`Support/Prefetch.swift`),
+/// must still return each member once, in that order, skipping removed ones.
+@Suite("Changed-object sets")
+struct ChangedObjectSetTests {
+    private static func objects(_ count: Int) -> [ManagedObject] {
+        let entity = ModelFixtures.people().entitiesByName["Person"]!
+        return (0..<count).map { _ in ManagedObject(entity: entity, insertInto: nil) }
+    }
+
+    @Test("iteration returns the members in insertion order, skips removed ones (holes at the start, middle and end), and is not changed by edits during the loop")
+    func iterationOrderAndHoles() {
+        let objects = Self.objects(40)
+        var set = ChangedObjectSet()
+        for object in objects { set.insert(object) }
+        set.insert(objects[3])  // already a member: no second entry
+        #expect(Array(set).map(ObjectIdentifier.init) == objects.map(ObjectIdentifier.init))
+        // Holes within the prefetch distance of each other, and at both ends.
+        let removed: Set<Int> = [0, 1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 20, 38, 39]
+        for index in removed.sorted() { set.remove(objects[index]) }
+        let expected = objects.indices.filter { !removed.contains($0) }.map { ObjectIdentifier(objects[$0]) }
+        #expect(set.count == expected.count)
+        #expect(Array(set).map(ObjectIdentifier.init) == expected)
+        // The iterator walks the set as it was when the loop began.
+        var seen: [ObjectIdentifier] = []
+        for object in set {
+            seen.append(ObjectIdentifier(object))
+            if seen.count == 1 {
+                set.remove(objects[2])
+                set.insert(objects[0])
+            }
+        }
+        #expect(seen == expected)
+        #expect(set.contains(objects[0]) && !set.contains(objects[2]))
+    }
+
+    @Test("an empty set and a set whose members were all removed iterate nothing")
+    func emptySets() {
+        let objects = Self.objects(3)
+        var set = ChangedObjectSet()
+        #expect(Array(set).isEmpty)
+        for object in objects { set.insert(object) }
+        for object in objects { set.remove(object) }
+        #expect(set.isEmpty)
+        #expect(Array(set).isEmpty)
+    }
+
+    @Test("Prefetch.forEach visits every element once in order, for short and long arrays; Prefetch.object ignores indexes past the end and nil references")
+    func prefetchVisitsEveryElement() {
+        for count in [0, 1, Prefetch.distance, Prefetch.distance + 1, 100] {
+            let objects = Self.objects(count)
+            var visited: [ObjectIdentifier] = []
+            Prefetch.forEach(objects) { visited.append(ObjectIdentifier($0)) }
+            #expect(visited == objects.map(ObjectIdentifier.init))
+            Prefetch.object(in: objects, at: count + Prefetch.distance)
+        }
+        let optionals: [ManagedObject?] = [nil, nil] + Self.objects(2).map { $0 }
+        for index in 0..<(optionals.count + 2) { Prefetch.object(in: optionals, at: index) }
+    }
+}
