@@ -242,10 +242,13 @@ final class SQLiteStore: IncrementalStore, StoreBackend, @unchecked Sendable {
         let statement = try connection.cachedStatement(MetadataStatements.readMetadata)
         var plist: Data?
         try statement.forEachRow { plist = $0.blob(at: 1) }
-        let damaged = StrataError(code: StrataError.Code.persistentStoreOpen, message: "The store's metadata is missing or damaged", url: url)
-        guard let plist else { throw damaged }
+        // Made only when thrown: every open reads the metadata, and nearly every one succeeds.
+        func damaged() -> StrataError {
+            StrataError(code: StrataError.Code.persistentStoreOpen, message: "The store's metadata is missing or damaged", url: url)
+        }
+        guard let plist else { throw damaged() }
         return try SQLiteMetadataCache.shared.metadata(decodedFrom: plist) {
-            guard let decoded = try? PropertyListReader.value(from: plist) as? [String: Any] else { throw damaged }
+            guard let decoded = try? PropertyListReader.value(from: plist) as? [String: Any] else { throw damaged() }
             return MetadataCoding.sendable(decoded)
         }
     }
