@@ -90,6 +90,16 @@ struct SnapshotBackedValues<Part: RowSnapshotPart>: RandomAccessCollection, Muta
     /// `count` copies of `element`.
     init(repeating element: Element, count: Int) { storage = .own(ContiguousArray(repeating: element, count: count)) }
 
+    /// The address of the snapshot or draft the elements live in, for a prefetch
+    /// (`Support/Prefetch.swift`); nil when they are in an array of their own. Does not retain
+    /// the buffer.
+    @inline(__always) var bufferAddress: UnsafeRawPointer? {
+        switch storage {
+        case .row(let row), .draft(let row): return UnsafeRawPointer(Unmanaged.passUnretained(row).toOpaque())
+        case .own: return nil
+        }
+    }
+
     @inline(__always) var startIndex: Int { 0 }
 
     @inline(__always) var endIndex: Int {

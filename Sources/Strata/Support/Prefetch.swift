@@ -22,6 +22,23 @@ enum Prefetch {
         strata_prefetch_for_read(address)
     }
 
+    /// Asks the processor to start loading the cache line at `address`. A hint that never
+    /// faults; nil asks for address 0, which a prefetch ignores. Any thread.
+    @inline(__always)
+    static func address(_ address: UnsafeRawPointer?) {
+        strata_prefetch_for_read(address)
+    }
+
+    /// The object whose reference sits at `index` of `references`, unretained, or nil past the
+    /// end or for a nil reference: a loop reads fields of an object it asked for earlier to ask
+    /// for what they point to. Valid while `references` holds the object. Any thread.
+    @inline(__always)
+    static func unretainedObject<Object: AnyObject>(in references: UnsafeBufferPointer<Object?>, at index: Int) -> Unmanaged<Object>? {
+        guard index < references.count, let base = references.baseAddress else { return nil }
+        guard let address = UnsafeRawPointer(base).load(fromByteOffset: index &* MemoryLayout<Object?>.stride, as: UnsafeRawPointer?.self) else { return nil }
+        return Unmanaged<Object>.fromOpaque(address)
+    }
+
     /// ``object(in:at:)`` for an array's element at `index`.
     @inline(__always)
     static func object<Reference>(in references: [Reference], at index: Int) {

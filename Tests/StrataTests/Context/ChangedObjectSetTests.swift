@@ -42,6 +42,53 @@ struct ChangedObjectSetTests {
         #expect(set.contains(objects[0]) && !set.contains(objects[2]))
     }
 
+    @Test("the change set's walk (forEachPrefetchingSavedState) visits the same members in the same order as the iterator, with holes within both prefetch distances, at both ends, and on fetched, changed and detached objects")
+    func prefetchingWalkMatchesIteration() throws {
+        for count in [0, 1, Prefetch.distance, 2 * Prefetch.distance + 1, 60] {
+            let objects = Self.objects(count)
+            var set = ChangedObjectSet()
+            for object in objects { set.insert(object) }
+            for index in stride(from: 0, to: count, by: 3) { set.remove(objects[index]) }
+            var walked: [ObjectIdentifier] = []
+            set.forEachPrefetchingSavedState { walked.append(ObjectIdentifier($0)) }
+            #expect(walked == Array(set).map(ObjectIdentifier.init))
+            #expect(walked.count == set.count)
+        }
+        // Objects with a snapshot, with a draft of changed values, and with neither.
+        let stack = try TestStack(model: ModelFixtures.people())
+        let context = stack.newContext()
+        let entity = try #require(stack.model.entitiesByName["Person"])
+        try context.performAndWait {
+            for index in 0..<30 {
+                let person = ManagedObject(entity: entity, insertInto: context)
+                person.setValue("P\(index)", forKey: "name")
+            }
+            try context.save()
+            let fetched = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
+            for person in fetched.prefix(20) { person.setValue("changed", forKey: "name") }
+            var set = ChangedObjectSet()
+            for object in fetched { set.insert(object) }
+            for object in Self.objects(5) { set.insert(object) }
+            var walked = 0
+            set.forEachPrefetchingSavedState { _ in walked += 1 }
+            #expect(walked == 35)
+        }
+    }
+
+    @Test("Prefetch.unretainedObject finds the object at an index, nil for a nil reference or past the end; Prefetch.address ignores nil")
+    func unretainedObjectLookups() {
+        let objects = Self.objects(2)
+        let references: [ManagedObject?] = [objects[0], nil, objects[1]]
+        references.withUnsafeBufferPointer { buffer in
+            #expect(Prefetch.unretainedObject(in: buffer, at: 0)?.takeUnretainedValue() === objects[0])
+            #expect(Prefetch.unretainedObject(in: buffer, at: 1) == nil)
+            #expect(Prefetch.unretainedObject(in: buffer, at: 2)?.takeUnretainedValue() === objects[1])
+            #expect(Prefetch.unretainedObject(in: buffer, at: 3) == nil)
+        }
+        Prefetch.address(nil)
+        objects[0].prefetchSavedState()  // no values and no snapshot yet: nothing to ask for
+    }
+
     @Test("an empty set and a set whose members were all removed iterate nothing")
     func emptySets() {
         let objects = Self.objects(3)

@@ -77,4 +77,21 @@ struct ChangedObjectSet: Sequence {
             return nil
         }
     }
+
+    /// Calls `body` with each object in insertion order, for a walk whose work on an object
+    /// reads its values and its snapshot (building a save's change set): the object is asked
+    /// for two ``Prefetch`` distances ahead, and its values and snapshot one distance ahead,
+    /// when its fields are at hand (see `ManagedObject.prefetchSavedState()`). Retaining each
+    /// object's values waited for memory without the second step (perf: half of building the
+    /// change set of 200,000 updated objects). A light walk gains nothing from it: reading the
+    /// fields of an object asked for too recently waits instead.
+    func forEachPrefetchingSavedState(_ body: (ManagedObject) throws -> Void) rethrows {
+        try slots.withUnsafeBufferPointer { slots in
+            for index in slots.indices {
+                Prefetch.object(in: slots, at: index &+ 2 &* Prefetch.distance)
+                Prefetch.unretainedObject(in: slots, at: index &+ Prefetch.distance)?._withUnsafeGuaranteedRef { $0.prefetchSavedState() }
+                if let object = slots[index] { try body(object) }
+            }
+        }
+    }
 }

@@ -61,7 +61,7 @@ extension UnitOfWork {
         var updateMask = ChangeMask()
         var updateAttributeSlots: [Int] = []
         var updateToOneSlots: [Int] = []
-        for object in updated {
+        updated.forEachPrefetchingSavedState { object in
             let layout = object.entity.layout
             if updateLayout !== layout || updateMask != object.changedMask {
                 updateLayout = layout
