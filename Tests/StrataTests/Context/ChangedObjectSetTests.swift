@@ -42,7 +42,7 @@ struct ChangedObjectSetTests {
         #expect(set.contains(objects[0]) && !set.contains(objects[2]))
     }
 
-    @Test("the change set's walk (forEachPrefetchingSavedState) visits the same members in the same order as the iterator, with holes within both prefetch distances, at both ends, and on fetched, changed and detached objects")
+    @Test("the change set's walk visits the iterator's members in its order: holes within both prefetch distances and at both ends; fetched, changed, detached objects")
     func prefetchingWalkMatchesIteration() throws {
         for count in [0, 1, Prefetch.distance, 2 * Prefetch.distance + 1, 60] {
             let objects = Self.objects(count)
