@@ -8,6 +8,12 @@
 /// million-row table 400 KB of zeroed memory). A page is released when its last entry goes and
 /// kept for reuse, up to ``sparePageLimit`` of them, so a loop of fetches that each release
 /// their objects does not allocate pages again.
+///
+/// The directory and the spare list hold their pages as `Unmanaged` references that own one
+/// retain each (taken when a page is made, given back in `deinit` or when a page beyond the
+/// spare limit goes): a page moves between them by plain stores. With strong references each
+/// move retained the page and released the one it replaced, which at one page per object (the
+/// scattered keys above) was a tenth of registering and deregistering a fetched object.
 final class PrimaryKeyTable {
     typealias Entry = Unmanaged<ManagedObject>
 
@@ -62,17 +68,23 @@ final class PrimaryKeyTable {
     // `livePages`: how many pages the directory holds. `removeAll()` walks the directory only
     // when some are (a table over a million keys has a directory of 15,625 places, and a loop
     // of small fetches each followed by a `reset()` finds the pages gone already).
+    // `pages` and `sparePages` own one retain of each page they hold (see the type's comment).
     #if DEBUG
-    private var pages: [Page?] = []
-    private var sparePages: [Page] = []
+    private var pages: [Unmanaged<Page>?] = []
+    private var sparePages: [Unmanaged<Page>] = []
     private var sparse: [Int64: Entry] = [:]
     private var livePages = 0
     #else
-    @exclusivity(unchecked) private var pages: [Page?] = []
-    @exclusivity(unchecked) private var sparePages: [Page] = []
+    @exclusivity(unchecked) private var pages: [Unmanaged<Page>?] = []
+    @exclusivity(unchecked) private var sparePages: [Unmanaged<Page>] = []
     @exclusivity(unchecked) private var sparse: [Int64: Entry] = [:]
     @exclusivity(unchecked) private var livePages = 0
     #endif
+
+    deinit {
+        for case let page? in pages { page.release() }
+        for page in sparePages { page.release() }
+    }
 
     @inline(__always) private static func isDense(_ number: Int64) -> Bool {
         number >= 0 && (number >> pageShift) < densePages
@@ -82,12 +94,12 @@ final class PrimaryKeyTable {
         Int(number) & (pageSize - 1)
     }
 
-    /// The page at `pageIndex` of the directory, unretained: `pages` holds it. The look-ups of
-    /// every fetched, faulted or deallocated object go through it without retaining and
-    /// releasing the page.
+    /// The page at `pageIndex` of the directory, which keeps it alive. The look-ups of every
+    /// fetched, faulted or deallocated object go through it without retaining and releasing
+    /// the page.
     @inline(__always) private func page(at pageIndex: Int) -> Unmanaged<Page>? {
-        guard pageIndex < pages.count, let page = pages[pageIndex] else { return nil }
-        return Unmanaged.passUnretained(page)
+        guard pageIndex < pages.count else { return nil }
+        return pages[pageIndex]
     }
 
     /// The object registered under `number`, if any.
@@ -108,10 +120,10 @@ final class PrimaryKeyTable {
         if let existing = self.page(at: pageIndex) {
             page = existing
         } else {
-            let made = sparePages.popLast() ?? Page.make()
-            pages[pageIndex] = made
+            // The spare's retain, or the new page's own, passes to the directory.
+            page = sparePages.popLast() ?? Unmanaged.passRetained(Page.make())
+            pages[pageIndex] = page
             livePages += 1
-            page = Unmanaged.passUnretained(made)
         }
         return page._withUnsafeGuaranteedRef { page in
             let wasEmpty = page.exchange(entry, at: Self.slot(of: number)) == nil
@@ -138,10 +150,10 @@ final class PrimaryKeyTable {
         }
         guard let emptied else { return false }
         if emptied {
-            // Kept as a spare before the directory lets it go (every slot is empty).
-            if sparePages.count < Self.sparePageLimit { sparePages.append(page.takeUnretainedValue()) }
+            // Every slot is empty: the directory's retain passes to the spares, or is given back.
             pages[pageIndex] = nil
             livePages -= 1
+            if sparePages.count < Self.sparePageLimit { sparePages.append(page) } else { page.release() }
         }
         return true
     }
@@ -155,8 +167,10 @@ final class PrimaryKeyTable {
             guard let page = pages[index] else { continue }
             pages[index] = nil
             if sparePages.count < Self.sparePageLimit {
-                page.clear()
+                page._withUnsafeGuaranteedRef { $0.clear() }
                 sparePages.append(page)
+            } else {
+                page.release()
             }
         }
     }
@@ -166,8 +180,10 @@ final class PrimaryKeyTable {
         var result: [Entry] = []
         for page in pages {
             guard let page else { continue }
-            for slot in 0..<Self.pageSize {
-                if let entry = page.entry(at: slot) { result.append(entry) }
+            page._withUnsafeGuaranteedRef { page in
+                for slot in 0..<Self.pageSize {
+                    if let entry = page.entry(at: slot) { result.append(entry) }
+                }
             }
         }
         result.append(contentsOf: sparse.values)
