@@ -82,4 +82,12 @@ public enum ModelFixtures {
         ]
         return ManagedObjectModel(entities: [person])
     }
+
+    /// `count` new `Person` objects of a fresh ``people()`` model, inserted into no context: what
+    /// tests of the structures that hold objects (the unit of work's sets, the identity map) put
+    /// in them. Call on the thread that then uses them.
+    public static func detachedPeople(_ count: Int) -> [ManagedObject] {
+        guard let entity = people().entitiesByName["Person"] else { return [] }
+        return (0..<count).map { _ in ManagedObject(entity: entity, insertInto: nil) }
+    }
 }

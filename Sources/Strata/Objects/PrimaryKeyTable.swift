@@ -151,10 +151,10 @@ final class PrimaryKeyTable {
         }
         guard let emptied else { return false }
         if emptied {
-            // Every slot is empty: the directory's retain passes to the spares, or is given back.
+            // Every slot is empty.
             pages[pageIndex] = nil
             livePages -= 1
-            if sparePages.count < Self.sparePageLimit { sparePages.append(page) } else { page.release() }
+            retire(page, clearing: false)
         }
         return true
     }
@@ -167,13 +167,17 @@ final class PrimaryKeyTable {
         for index in pages.indices {
             guard let page = pages[index] else { continue }
             pages[index] = nil
-            if sparePages.count < Self.sparePageLimit {
-                page._withUnsafeGuaranteedRef { $0.clear() }
-                sparePages.append(page)
-            } else {
-                page.release()
-            }
+            retire(page, clearing: true)
         }
+    }
+
+    /// Takes a page the directory no longer holds: its retain passes to the spares (emptied
+    /// first when `clearing`; otherwise every slot must be empty already), or is given back when
+    /// they are full.
+    @inline(__always) private func retire(_ page: Unmanaged<Page>, clearing: Bool) {
+        guard sparePages.count < Self.sparePageLimit else { return page.release() }
+        if clearing { page._withUnsafeGuaranteedRef { $0.clear() } }
+        sparePages.append(page)
     }
 
     /// Every entry (pages in key order, then the sparse ones).

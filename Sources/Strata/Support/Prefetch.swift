@@ -16,10 +16,17 @@ enum Prefetch {
     /// Any thread (a hint: it changes no memory).
     @inline(__always)
     static func object<Reference>(in references: UnsafeBufferPointer<Reference>, at index: Int) {
-        assert(MemoryLayout<Reference>.size == MemoryLayout<UnsafeRawPointer>.size, "Prefetch.object needs class references")
-        guard index < references.count, let base = references.baseAddress else { return }
-        let address = UnsafeRawPointer(base).load(fromByteOffset: index &* MemoryLayout<Reference>.stride, as: UnsafeRawPointer?.self)
-        strata_prefetch_for_read(address)
+        strata_prefetch_for_read(referenceBits(in: references, at: index))
+    }
+
+    /// The bits of the reference at `index` of `references` (a class reference or an optional
+    /// one: one pointer), read in place without retaining the object; nil past the end or for a
+    /// nil reference.
+    @inline(__always)
+    private static func referenceBits<Reference>(in references: UnsafeBufferPointer<Reference>, at index: Int) -> UnsafeRawPointer? {
+        assert(MemoryLayout<Reference>.size == MemoryLayout<UnsafeRawPointer>.size, "Prefetch needs class references")
+        guard index < references.count, let base = references.baseAddress else { return nil }
+        return UnsafeRawPointer(base).load(fromByteOffset: index &* MemoryLayout<Reference>.stride, as: UnsafeRawPointer?.self)
     }
 
     /// Asks the processor to start loading the cache line at `address`. A hint that never
@@ -34,9 +41,7 @@ enum Prefetch {
     /// for what they point to. Valid while `references` holds the object. Any thread.
     @inline(__always)
     static func unretainedObject<Object: AnyObject>(in references: UnsafeBufferPointer<Object?>, at index: Int) -> Unmanaged<Object>? {
-        guard index < references.count, let base = references.baseAddress else { return nil }
-        guard let address = UnsafeRawPointer(base).load(fromByteOffset: index &* MemoryLayout<Object?>.stride, as: UnsafeRawPointer?.self) else { return nil }
-        return Unmanaged<Object>.fromOpaque(address)
+        referenceBits(in: references, at: index).map(Unmanaged<Object>.fromOpaque)
     }
 
     /// ``object(in:at:)`` for an array's element at `index`.

@@ -11,14 +11,9 @@ import Testing
 /// must still return each member once, in that order, skipping removed ones.
 @Suite("Changed-object sets")
 struct ChangedObjectSetTests {
-    private static func objects(_ count: Int) -> [ManagedObject] {
-        let entity = ModelFixtures.people().entitiesByName["Person"]!
-        return (0..<count).map { _ in ManagedObject(entity: entity, insertInto: nil) }
-    }
-
     @Test("iteration returns the members in insertion order, skips removed ones (holes at the start, middle and end), and is not changed by edits during the loop")
     func iterationOrderAndHoles() {
-        let objects = Self.objects(40)
+        let objects = ModelFixtures.detachedPeople(40)
         var set = ChangedObjectSet()
         for object in objects { set.insert(object) }
         set.insert(objects[3])  // already a member: no second entry
@@ -45,7 +40,7 @@ struct ChangedObjectSetTests {
     @Test("the change set's walk visits the iterator's members in its order: holes within both prefetch distances and at both ends; fetched, changed, detached objects")
     func prefetchingWalkMatchesIteration() throws {
         for count in [0, 1, Prefetch.distance, 2 * Prefetch.distance + 1, 60] {
-            let objects = Self.objects(count)
+            let objects = ModelFixtures.detachedPeople(count)
             var set = ChangedObjectSet()
             for object in objects { set.insert(object) }
             for index in stride(from: 0, to: count, by: 3) { set.remove(objects[index]) }
@@ -68,7 +63,7 @@ struct ChangedObjectSetTests {
             try context.save()
             let fetched = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
             for (index, person) in fetched.enumerated() where index % 2 == 0 { person.setValue("changed \(index)", forKey: "name") }
-            for person in fetched + Self.objects(3) { person.prefetchSavedState() }
+            for person in fetched + ModelFixtures.detachedPeople(3) { person.prefetchSavedState() }
             try context.save()
             context.reset()
             let names = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person")).compactMap { $0.value(forKey: "name") as? String }
@@ -79,7 +74,7 @@ struct ChangedObjectSetTests {
 
     @Test("Prefetch.unretainedObject finds the object at an index, nil for a nil reference or past the end; Prefetch.address ignores nil")
     func unretainedObjectLookups() {
-        let objects = Self.objects(2)
+        let objects = ModelFixtures.detachedPeople(2)
         let references: [ManagedObject?] = [objects[0], nil, objects[1]]
         references.withUnsafeBufferPointer { buffer in
             #expect(Prefetch.unretainedObject(in: buffer, at: 0)?.takeUnretainedValue() === objects[0])
@@ -93,7 +88,7 @@ struct ChangedObjectSetTests {
 
     @Test("an empty set and a set whose members were all removed iterate nothing")
     func emptySets() {
-        let objects = Self.objects(3)
+        let objects = ModelFixtures.detachedPeople(3)
         var set = ChangedObjectSet()
         #expect(Array(set).isEmpty)
         for object in objects { set.insert(object) }
@@ -105,13 +100,13 @@ struct ChangedObjectSetTests {
     @Test("Prefetch.forEach visits every element once in order, for short and long arrays; Prefetch.object ignores indexes past the end and nil references")
     func prefetchVisitsEveryElement() {
         for count in [0, 1, Prefetch.distance, Prefetch.distance + 1, 100] {
-            let objects = Self.objects(count)
+            let objects = ModelFixtures.detachedPeople(count)
             var visited: [ObjectIdentifier] = []
             Prefetch.forEach(objects) { visited.append(ObjectIdentifier($0)) }
             #expect(visited == objects.map(ObjectIdentifier.init))
             Prefetch.object(in: objects, at: count + Prefetch.distance)
         }
-        let optionals: [ManagedObject?] = [nil, nil] + Self.objects(2).map { $0 }
+        let optionals: [ManagedObject?] = [nil, nil] + ModelFixtures.detachedPeople(2).map { $0 }
         for index in 0..<(optionals.count + 2) { Prefetch.object(in: optionals, at: index) }
     }
 }

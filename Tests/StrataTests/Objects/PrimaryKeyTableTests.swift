@@ -11,17 +11,12 @@ import Testing
 /// one page each; emptied pages are reused up to the spare limit, then given back).
 @Suite("Identity map pages")
 struct PrimaryKeyTableTests {
-    private static func objects(_ count: Int) -> [ManagedObject] {
-        let entity = ModelFixtures.people().entitiesByName["Person"]!
-        return (0..<count).map { _ in ManagedObject(entity: entity, insertInto: nil) }
-    }
-
     private static func entry(_ object: ManagedObject) -> PrimaryKeyTable.Entry { Unmanaged.passUnretained(object) }
 
     @Test("dense, scattered and sparse numbers: set finds each, replaces in place, remove only drops the entry it is given")
     func setFindRemove() {
         let table = PrimaryKeyTable()
-        let objects = Self.objects(6)
+        let objects = ModelFixtures.detachedPeople(6)
         // Numbers on one page, on pages far apart, negative and beyond the paged range.
         let numbers: [Int64] = [1, 2, 64 * 9_000 + 5, 64 * 15_000, -7, Int64(1) << 40]
         for (object, number) in zip(objects, numbers) { #expect(table.set(Self.entry(object), at: number)) }
@@ -45,7 +40,7 @@ struct PrimaryKeyTableTests {
     func pagesAreReused() {
         let table = PrimaryKeyTable()
         let count = PrimaryKeyTable.sparePageLimit * 2 + 3
-        let objects = Self.objects(count)
+        let objects = ModelFixtures.detachedPeople(count)
         // One object per page, three rounds: the pages go to the spares (up to the limit) or are
         // given back, and the next round takes them again.
         for round in 0..<3 {
