@@ -34,8 +34,8 @@ extension ManagedObjectContext {
         case .dictionaryResultType:
             results = try fetchDictionaries(request, entity: entity)
         default:
-            let objects = try fetchObjects(request, entity: entity)
-            if let typed = Self.typedObjects(objects, as: T.self) { return typed }
+            let (objects, classes) = try fetchObjects(request, entity: entity)
+            if let typed = Self.typedObjects(objects, as: T.self, classes: classes) { return typed }
             results = objects
         }
         return try Self.converted(results, entity: entity)
@@ -61,9 +61,16 @@ extension ManagedObjectContext {
     /// from, without a dynamic cast (and an `[Any]` copy) per object: the classes are checked
     /// once each, and an array of class references has the same representation whatever its
     /// static element class. `nil` when `T` is not such a class (the caller casts one by one).
-    static func typedObjects<T>(_ objects: [ManagedObject], as type: T.Type) -> [T]? {
+    /// `classes`, when given, are the objects' classes as noted while they were registered: one
+    /// class then takes one check, without reading every object's class again (a cache miss
+    /// each on a large fetch).
+    static func typedObjects<T>(_ objects: [ManagedObject], as type: T.Type, classes: ObjectClasses? = nil) -> [T]? {
         if T.self == ManagedObject.self { return unsafeBitCast(objects, to: [T].self) }
         guard T.self is ManagedObject.Type else { return nil }
+        if let classes, classes.isUniform {
+            guard let sole = classes.sole else { return [] }
+            return sole is T.Type ? unsafeBitCast(objects, to: [T].self) : nil
+        }
         var lastChecked: ObjectIdentifier?
         for object in objects {
             let objectClass = Swift.type(of: object)
@@ -120,12 +127,14 @@ extension ManagedObjectContext {
 
     // MARK: Objects
 
-    private func fetchObjects<T>(_ request: FetchRequest<T>, entity: EntityDescription) throws -> [ManagedObject] {
+    /// The objects `request` finds, with their classes when the rows' registration noted them.
+    private func fetchObjects<T>(_ request: FetchRequest<T>, entity: EntityDescription) throws -> (objects: [ManagedObject], classes: ObjectClasses?) {
         let batched = request.fetchBatchSize > 0
         let idsOnly = batched || !request.includesPropertyValues
         let plan = try makePlan(request, entity: entity, kind: idsOnly ? .objectIDs : .rows)
         let parent = try requireParentStore()
         var objects: [ManagedObject]
+        var classes: ObjectClasses?
         if request.includesPendingChanges, hasPendingChanges(for: plan) {
             objects = try mergedObjects(plan, options: .default)
             // Store rows are judged as faults; the results are realised when the request asks
@@ -143,12 +152,14 @@ extension ManagedObjectContext {
             }
         } else {
             let rows = try parent.fetchRows(plan, options: .default)
-            objects = register(rows, asFault: request.returnsObjectsAsFaults, refresh: request.shouldRefreshRefetchedObjects)
+            var noted = ObjectClasses()
+            objects = register(rows, asFault: request.returnsObjectsAsFaults, refresh: request.shouldRefreshRefetchedObjects, classes: &noted)
+            classes = noted
         }
         if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty {
             try prefetch(keyPaths, for: objects)
         }
-        return objects
+        return (objects, classes)
     }
 
     /// The registered objects for the rows of one fetch, in the rows' order. A large fetch's rows
@@ -158,7 +169,8 @@ extension ManagedObjectContext {
     /// handed on to its object (`consume`) instead of being retained once more, and the results
     /// are written in place instead of appended (appending to an array of class references calls
     /// the standard library's unspecialized entry points, which retain and release each element).
-    func register(_ rows: [RowSnapshot], asFault: Bool, refresh: Bool) -> [ManagedObject] {
+    /// Each object's class is noted in `classes` while the object is in the caches.
+    func register(_ rows: [RowSnapshot], asFault: Bool, refresh: Bool, classes: inout ObjectClasses) -> [ManagedObject] {
         // Not for no rows: with capacity 0 the initializer writes the count of the standard
         // library's shared empty-array storage, a write other threads race with (ThreadSanitizer
         // reported it in the stress run).
@@ -167,7 +179,9 @@ extension ManagedObjectContext {
             [ManagedObject](unsafeUninitializedCapacity: rows.count) { objects, initialized in
                 for index in rows.indices {
                     Prefetch.object(in: rows, at: index &+ Prefetch.distance)
-                    objects.initializeElement(at: initialized, to: register(rows[index], asFault: asFault, refresh: refresh))
+                    let object = register(rows[index], asFault: asFault, refresh: refresh)
+                    classes.note(object)
+                    objects.initializeElement(at: initialized, to: object)
                     initialized += 1
                 }
             }
