@@ -6,9 +6,8 @@ import StrataLocks
 /// as the object) and also as `AsyncSequence`s of `Sendable` ID-only payloads.
 extension ManagedObjectContext {
     /// Records that `object` changed in the current event.
-    func noteEvent(_ change: EventChanges, for object: ManagedObject) {
-        if object.eventChanges.isEmpty { state.eventObjects.append(object) }
-        object.eventChanges.insert(change)
+    @inline(__always) func noteEvent(_ change: EventChanges, for object: ManagedObject) {
+        state.noteEvent(change, for: object)
     }
 
     /// Posts objects-did-change for the changes made since the last call (Core Data's

@@ -86,15 +86,6 @@ extension ManagedObjectContext: ObjectContextLink {
         return ids
     }
 
-    func objectDidChange(_ object: ManagedObject) {
-        guard object.link === self else { return }
-        // An inserted object's edits after its insert was reported are updates to report (Core
-        // Data's objects-did-change lists them under the updated key).
-        if state.work.recordValueChange(object) || (object.change == .inserted && object.eventChanges.isEmpty) {
-            noteEvent(.updated, for: object)
-        }
-    }
-
     func objectWillChange(_ object: ManagedObject, at slot: PropertySlot) {
         guard object.link === self else { return }
         state.work.willChange(object, at: slot)

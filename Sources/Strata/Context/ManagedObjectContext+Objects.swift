@@ -203,41 +203,10 @@ extension ManagedObjectContext {
         return object
     }
 
-    /// Loads a snapshot into an object (which stops being a fault) and calls `awakeFromFetch()`.
-    /// Transient values stay as they are (a refresh resets them: see `refresh(_:mergeChanges:)`).
-    func apply(_ snapshot: RowSnapshot, to object: ManagedObject) {
-        let layout = object.entity.layout
-        object.snapshot = snapshot
-        object.attributeValues = snapshot.attributes
-        object.toOneValues = layout.toOnes(snapshot.toOne, keepingTransientOf: object.toOneValues)
-        let toManyCount = layout.toManyRelationships.count
-        // A fault keeps the to-manys loaded while it was a fault (they are as fresh as its row);
-        // an unchanged object given new values forgets them (they load again on next use),
-        // except transient ones, which no store holds. (An entity without to-manys has nothing
-        // to forget: its lists are empty already.)
-        if object.toManyValues.count != toManyCount || (toManyCount != 0 && object.change == .none && !object.isFaultStorage) {
-            var toMany = ToManyValue.unloadedList(count: toManyCount)
-            var committed = toMany
-            if object.toManyValues.count == toManyCount && !layout.transientToManySlots.isEmpty {
-                for slot in layout.transientToManySlots {
-                    toMany[slot] = object.toManyValues[slot]
-                    committed[slot] = slot < object.committedToMany.count ? object.committedToMany[slot] : nil
-                }
-            }
-            object.toManyValues = toMany
-            object.committedToMany = committed
-        }
-        // Transient attributes start at their defaults the first time an object gets values
-        // (a fetched object or a fired fault); later loads keep them, as refreshes reset them.
-        if layout.transientAttributes.count != 0 && object.transientValues.count != layout.transientAttributes.count {
-            object.transientValues = layout.transientDefaults
-        }
-        object.fetchedValues = [:]
-        object.isFaultStorage = false
-        // A fault changed through its relationships only (their edits wait in `pendingToMany`)
-        // keeps its change marks.
-        if object.change == .none { object.changedMask.removeAll() }
-        object.awakeFromFetch()
+    /// Loads a snapshot into an object (which stops being a fault) and calls `awakeFromFetch()`
+    /// (``ManagedObject/loadValues(from:)``).
+    @inline(__always) func apply(_ snapshot: RowSnapshot, to object: ManagedObject) {
+        object.loadValues(from: snapshot)
     }
 
     // MARK: Problems

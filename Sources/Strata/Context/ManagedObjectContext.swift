@@ -47,7 +47,6 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     struct ContextSettings: Sendable {
         var name: String?
         var mergePolicy = MergePolicy.error
-        var stalenessInterval: TimeInterval = -1
         var shouldDeleteInaccessibleFaults = true
         var automaticallyMergesChangesFromParent = false
         var transactionAuthor: String?
@@ -97,8 +96,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// negative (the default) means cached values never expire.
     /// Thread-safe: read and set it from any thread.
     public var stalenessInterval: TimeInterval {
-        get { settings.withLock { $0.stalenessInterval } }
-        set { settings.withLock { $0.stalenessInterval = newValue } }
+        // Kept by the registry (atomically), where a fault firing from its own row reads it.
+        get { state.registry.stalenessInterval }
+        set { state.registry.stalenessInterval = newValue }
     }
 
     /// Whether a fault whose row was deleted elsewhere fires into a deleted object with nil
@@ -259,5 +259,10 @@ final class ContextState {
     init() {
         registry = ObjectRegistry()
         work = UnitOfWork(registry: registry)
+        registry.changeRecorder = self
+    }
+
+    deinit {
+        registry.changeRecorder = nil
     }
 }

@@ -235,7 +235,7 @@ extension ManagedObject {
         changedSinceWillSave = true
         guard let registry else { return }
         if !registry.reportsEveryValueChange && ((change == .inserted && !eventChanges.isEmpty) || (change == .updated && eventChanges.contains(.updated))) { return }
-        registry.owner?.objectDidChange(self)
+        registry.changeRecorder?.objectDidChange(self)
     }
 
     /// Records a problem for the next save (for APIs that cannot throw).

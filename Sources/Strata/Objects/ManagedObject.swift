@@ -195,11 +195,6 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         if let snapshot { Prefetch.address(UnsafeRawPointer(Unmanaged.passUnretained(snapshot).toOpaque())) }
     }
 
-    /// Loads the values of a fault.
-    @inline(__always) func fireFaultIfNeeded() {
-        if isFaultStorage { link?.fulfillFault(of: self) }
-    }
-
     /// Fires the fault now (loads the object's values), throwing if that fails: for example
     /// when the row was deleted elsewhere and the context's `shouldDeleteInaccessibleFaults` is
     /// off (133000). Property access fires faults implicitly and records such failures for the

@@ -13,8 +13,6 @@ protocol ObjectContextLink: AnyObject {
     func fulfillFault(of object: ManagedObject)
     /// Loads a fault's values, throwing on failure (the object stays a fault).
     func fulfillFaultThrowing(of object: ManagedObject) throws
-    /// Notes that `object` changed (it becomes updated unless inserted or deleted).
-    func objectDidChange(_ object: ManagedObject)
     /// Tells the context that the property in `slot` of `object` is about to change (its value
     /// is still the old one). Called only while ``ObjectRegistry/reportsEveryValueChange`` is
     /// on (an undo manager listens); see `ManagedObject.willChange(_:)`.

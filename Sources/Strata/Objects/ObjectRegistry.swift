@@ -1,3 +1,6 @@
+import Foundation
+import Synchronization
+
 /// A context's identity map: at most one object per ID.
 ///
 /// Entries do not retain their objects. A context keeps changed objects alive through its own
@@ -16,7 +19,18 @@ final class ObjectRegistry {
     /// access, and objects reach their context on every change): the context sets it when it
     /// is created and clears it in its `deinit`, so it is never left dangling; objects
     /// themselves hold the registry, not the context.
-    unowned(unsafe) var owner: (any ObjectContextLink)?
+    unowned(unsafe) var owner: (any ObjectContextLink)? {
+        didSet { hasOwner = owner != nil }
+    }
+    /// Where an object's first change in an event is recorded (its context's unit of work and
+    /// event list, see ``ObjectChangeRecorder``), without a call into the context itself. Set
+    /// and cleared by the recorder, like ``owner``.
+    unowned(unsafe) var changeRecorder: (any ObjectChangeRecorder)?
+    /// The owner's `stalenessInterval` as a `Double`'s bits: a fault that holds the row its fetch
+    /// left it reads it to fire from that row without calling the context
+    /// (`ManagedObject.fireFault()`). Atomic, unlike the rest of the registry: the context's
+    /// setter runs on any thread.
+    private let stalenessBits = Atomic<UInt64>((-1.0).bitPattern)
     /// Whether the owner wants to hear of every value change, even of objects whose change
     /// state it does not alter (an observer of its unit of work is subscribed: an undo
     /// manager). When true, every write of a property value is also announced before it
@@ -29,6 +43,8 @@ final class ObjectRegistry {
     /// or deallocated object: release builds skip the runtime's exclusivity checks on its
     /// fields (as on `ManagedObject`'s hot fields); debug builds keep them.
     #if DEBUG
+    /// Whether ``owner`` is set: an object whose context is gone does not fire its fault.
+    private(set) var hasOwner = false
     var reportsEveryValueChange = false
     private var tables: [KeySpace: PrimaryKeyTable] = [:]
     /// The tables of the last two ID spaces looked up (see `TableHint`).
@@ -37,6 +53,8 @@ final class ObjectRegistry {
     /// Number of registered objects.
     private(set) var count = 0
     #else
+    /// Whether ``owner`` is set: an object whose context is gone does not fire its fault.
+    @exclusivity(unchecked) private(set) var hasOwner = false
     @exclusivity(unchecked) var reportsEveryValueChange = false
     @exclusivity(unchecked) private var tables: [KeySpace: PrimaryKeyTable] = [:]
     @exclusivity(unchecked) private var recent = TableHint()
@@ -44,6 +62,13 @@ final class ObjectRegistry {
     /// Number of registered objects.
     @exclusivity(unchecked) private(set) var count = 0
     #endif
+
+    /// The owner's `stalenessInterval` (negative: rows of any age will do). Thread-safe: read
+    /// and set it from any thread.
+    var stalenessInterval: TimeInterval {
+        get { Double(bitPattern: stalenessBits.load(ordering: .relaxed)) }
+        set { stalenessBits.store(newValue.bitPattern, ordering: .relaxed) }
+    }
 
     /// The registered object for `id`, if any.
     @inline(__always) func object(for id: ManagedObjectID) -> ManagedObject? {

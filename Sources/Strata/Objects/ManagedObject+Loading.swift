@@ -1,0 +1,61 @@
+/// Loading an object's values from its row: what a fetch, a fired fault, a refresh or a merge
+/// does to the object itself.
+extension ManagedObject {
+    /// Loads the values of a fault.
+    @inline(__always) func fireFaultIfNeeded() {
+        if isFaultStorage { fireFault() }
+    }
+
+    /// Loads a fault's values: from the row its fetch left it when the context accepts that
+    /// row's age (``ObjectRegistry/stalenessInterval``), without a call into the context, else
+    /// through the context (the row cache or the store; `Context/ManagedObjectContext+ObjectLink.swift`).
+    /// A call into the context retains it, and that retain takes the runtime's slow path (see
+    /// ``ObjectChangeRecorder``); a fault fired here pays none. `awakeFromFetch()` runs with
+    /// the object and its registry held, not the context. On the object's context's queue.
+    @inline(never) func fireFault() {
+        if let registry, registry.hasOwner, let row = snapshot, row.isFresh(stalenessInterval: registry.stalenessInterval) {
+            loadValues(from: row)
+            return
+        }
+        link?.fulfillFault(of: self)
+    }
+
+    /// Loads `row` (the object's row as its parent store reported it) into the object, which
+    /// stops being a fault, and calls `awakeFromFetch()`. Transient values stay as they are (a
+    /// refresh resets them: see `ManagedObjectContext.refresh(_:mergeChanges:)`). On the
+    /// object's context's queue.
+    func loadValues(from row: RowSnapshot) {
+        let layout = entity.layout
+        snapshot = row
+        attributeValues = row.attributes
+        toOneValues = layout.toOnes(row.toOne, keepingTransientOf: toOneValues)
+        let toManyCount = layout.toManyRelationships.count
+        // A fault keeps the to-manys loaded while it was a fault (they are as fresh as its row);
+        // an unchanged object given new values forgets them (they load again on next use),
+        // except transient ones, which no store holds. (An entity without to-manys has nothing
+        // to forget: its lists are empty already.)
+        if toManyValues.count != toManyCount || (toManyCount != 0 && change == .none && !isFaultStorage) {
+            var toMany = ToManyValue.unloadedList(count: toManyCount)
+            var committed = toMany
+            if toManyValues.count == toManyCount && !layout.transientToManySlots.isEmpty {
+                for slot in layout.transientToManySlots {
+                    toMany[slot] = toManyValues[slot]
+                    committed[slot] = slot < committedToMany.count ? committedToMany[slot] : nil
+                }
+            }
+            toManyValues = toMany
+            committedToMany = committed
+        }
+        // Transient attributes start at their defaults the first time an object gets values
+        // (a fetched object or a fired fault); later loads keep them, as refreshes reset them.
+        if layout.transientAttributes.count != 0 && transientValues.count != layout.transientAttributes.count {
+            transientValues = layout.transientDefaults
+        }
+        fetchedValues = [:]
+        isFaultStorage = false
+        // A fault changed through its relationships only (their edits wait in `pendingToMany`)
+        // keeps its change marks.
+        if change == .none { changedMask.removeAll() }
+        awakeFromFetch()
+    }
+}
