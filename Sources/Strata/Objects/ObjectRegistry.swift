@@ -43,9 +43,9 @@ final class ObjectRegistry {
     /// or deallocated object: release builds skip the runtime's exclusivity checks on its
     /// fields (as on `ManagedObject`'s hot fields); debug builds keep them.
     #if DEBUG
+    var reportsEveryValueChange = false
     /// Whether ``owner`` is set: an object whose context is gone does not fire its fault.
     private(set) var hasOwner = false
-    var reportsEveryValueChange = false
     private var tables: [KeySpace: PrimaryKeyTable] = [:]
     /// The tables of the last two ID spaces looked up (see `TableHint`).
     private var recent = TableHint()
@@ -53,9 +53,9 @@ final class ObjectRegistry {
     /// Number of registered objects.
     private(set) var count = 0
     #else
+    @exclusivity(unchecked) var reportsEveryValueChange = false
     /// Whether ``owner`` is set: an object whose context is gone does not fire its fault.
     @exclusivity(unchecked) private(set) var hasOwner = false
-    @exclusivity(unchecked) var reportsEveryValueChange = false
     @exclusivity(unchecked) private var tables: [KeySpace: PrimaryKeyTable] = [:]
     @exclusivity(unchecked) private var recent = TableHint()
     @exclusivity(unchecked) private var previous = TableHint()
