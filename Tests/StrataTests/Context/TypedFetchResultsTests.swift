@@ -56,6 +56,9 @@ struct TypedFetchResultsTests {
             #expect(employees.map(\.name) == ["Ann", "Cy"])
             let anyObjects = try context.fetch(sortedByName(FetchRequest<AnyObject>(entityName: "Person")))
             #expect(anyObjects.count == 3 && anyObjects.allSatisfy { $0 is Person })
+            // Rows of one class typed as an ancestor of it (one check of the class the fetch noted).
+            let employeesAsPeople = try context.fetch(sortedByName(FetchRequest<Person>(entityName: "Employee")))
+            #expect(employeesAsPeople.map(\.name) == ["Ann", "Cy"])
         }
     }
 
@@ -67,6 +70,10 @@ struct TypedFetchResultsTests {
             // Bo is a Customer: the results of Person are not all Employees.
             let thrown = try #require(throws: StrataError.self) { try context.fetch(FetchRequest<Employee>(entityName: "Person")) }
             #expect(thrown.entityName == "Person" && thrown.message.contains("Customer"))
+            // A super-entity fetch whose rows are all of the request's class succeeds.
+            let onlyEmployees = sortedByName(FetchRequest<Employee>(entityName: "Person"))
+            onlyEmployees.predicate = ObjectPredicate(format: "name != 'Bo'")
+            #expect(try context.fetch(onlyEmployees).map(\.name) == ["Ann", "Cy"])
             // An empty result is an empty array of any element type.
             let none = FetchRequest<Employee>(entityName: "Person")
             none.predicate = ObjectPredicate(format: "name == 'nobody'")
