@@ -51,7 +51,7 @@ extension ManagedObjectContext {
             if wasNeeded { next += 1 }
             let object = objects[index]
             guard object.isFaultStorage else { continue }
-            if !wasNeeded || wasAnswered, let snapshot = object.snapshot { apply(snapshot, to: object) } else { fulfillFault(of: object) }
+            if !wasNeeded || wasAnswered, let snapshot = object.snapshot { object.loadValues(from: snapshot) } else { fulfillFault(of: object) }
         }
         return objects
     }

@@ -72,7 +72,7 @@ extension ManagedObjectContext {
             default:
                 // The store's newer row wins over the delete: the object comes back with it.
                 state.work.markClean(object, because: .merged)
-                apply(fresh, to: object)
+                object.loadValues(from: fresh)
             }
         case (.deleted, nil):
             // Deleted here and in the store: nothing left to do.
@@ -91,7 +91,7 @@ extension ManagedObjectContext {
         case (_, let fresh?) where policy.kind == .rollback:
             // The store's state replaces every change of the object.
             state.work.markClean(object, because: .rolledBack)
-            apply(fresh, to: object)
+            object.loadValues(from: fresh)
             noteEvent(.refreshed, for: object)
         case (_, let fresh?) where policy.kind == .overwrite:
             // The object's whole state is written over the store's newer row.
@@ -227,7 +227,7 @@ extension ManagedObjectContext {
             state.work.markUpdated(object, because: .merged)
         } else {
             state.work.markClean(object, because: .merged)
-            apply(existing, to: object)
+            object.loadValues(from: existing)
         }
         object.committedToMany = ToManyValue.unloadedList(count: layout.toManyRelationships.count)
     }

@@ -194,9 +194,9 @@ extension ManagedObjectContext {
             if existing.isFaultStorage {
                 existing.snapshot = copy row
                 existing.faultBatch = nil
-                if !asFault { apply(row, to: existing) }
+                if !asFault { existing.loadValues(from: row) }
             } else if refresh && existing.change == .none {
-                apply(row, to: existing)
+                existing.loadValues(from: row)
             }
             return existing
         }
@@ -208,7 +208,7 @@ extension ManagedObjectContext {
             object.isFaultStorage = true
             object.snapshot = row
         } else {
-            apply(row, to: object)
+            object.loadValues(from: row)
         }
         return object
     }
@@ -216,7 +216,7 @@ extension ManagedObjectContext {
     /// Gives every fault among `objects` that holds its row (a fetch gave it one) its values.
     func realise(_ objects: [ManagedObject]) {
         for object in objects where object.isFaultStorage {
-            if let row = object.snapshot { apply(row, to: object) }
+            if let row = object.snapshot { object.loadValues(from: row) }
         }
     }
 

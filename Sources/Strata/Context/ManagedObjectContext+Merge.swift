@@ -153,7 +153,7 @@ extension ManagedObjectContext {
     private func rowDeletedElsewhere(_ object: ManagedObject) {
         if object.isFaultStorage {
             if let row = object.snapshot {
-                apply(row, to: object)
+                object.loadValues(from: row)
             } else {
                 prepareStorage(of: object, defaults: false)
                 object.isFaultStorage = false

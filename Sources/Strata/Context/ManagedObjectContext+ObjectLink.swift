@@ -30,10 +30,7 @@ extension ManagedObjectContext: ObjectContextLink {
         guard object.isFaultStorage else { return }
         // A fault with a snapshot attached by a fetch fires without I/O.
         let staleness = stalenessInterval
-        if let snapshot = object.snapshot, snapshot.isFresh(stalenessInterval: staleness) {
-            apply(snapshot, to: object)
-            return
-        }
+        if object.loadHeldRow(ifFreshFor: staleness) { return }
         // A temporary ID that a root save replaced: fire (and live on) under the permanent one.
         if object.objectID.isTemporaryID, let permanent = persistentStoreCoordinator?.temporaryIDAliases.permanent(for: object.objectID) {
             adoptPermanentIDs([object.objectID: permanent])
@@ -52,7 +49,7 @@ extension ManagedObjectContext: ObjectContextLink {
             try handleMissingRow(of: object)
             return
         }
-        apply(snapshot, to: object)
+        object.loadValues(from: snapshot)
     }
 
     /// A fault whose row is gone: with `shouldDeleteInaccessibleFaults` (the default) it becomes

@@ -166,7 +166,7 @@ extension ManagedObjectContext {
             }
             if !object.isFaultStorage { return object }
             if let snapshot = object.snapshot {
-                apply(snapshot, to: object)
+                object.loadValues(from: snapshot)
                 return object
             }
         }
@@ -182,7 +182,7 @@ extension ManagedObjectContext {
                 objectID: objectID)
         }
         let object = registeredOrFault(snapshot.objectID)
-        if object.isFaultStorage { apply(snapshot, to: object) }
+        if object.isFaultStorage { object.loadValues(from: snapshot) }
         return object
     }
 
@@ -197,16 +197,10 @@ extension ManagedObjectContext {
         if let object = findRegistered(id) { return object }
         let object = id.entity.managedObjectClass.init(entity: id.entity, insertInto: nil)
         object.objectID = id
-        // No value storage until the fault fires (`apply(_:to:)` gives it the row's values).
+        // No value storage until the fault fires (`ManagedObject.loadValues(from:)` gives it the row's values).
         object.isFaultStorage = true
         attach(object)
         return object
-    }
-
-    /// Loads a snapshot into an object (which stops being a fault) and calls `awakeFromFetch()`
-    /// (``ManagedObject/loadValues(from:)``).
-    @inline(__always) func apply(_ snapshot: RowSnapshot, to object: ManagedObject) {
-        object.loadValues(from: snapshot)
     }
 
     // MARK: Problems

@@ -106,7 +106,7 @@ extension ManagedObjectContext {
             for row in try parent.snapshots(for: unfilled, options: .default) { _ = register(row, asFault: true, refresh: false) }
         }
         for object in objects where object.isFaultStorage {
-            if let snapshot = object.snapshot { apply(snapshot, to: object) }
+            if let snapshot = object.snapshot { object.loadValues(from: snapshot) }
         }
     }
 

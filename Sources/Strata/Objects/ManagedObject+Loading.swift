@@ -1,3 +1,5 @@
+import Foundation
+
 /// Loading an object's values from its row: what a fetch, a fired fault, a refresh or a merge
 /// does to the object itself.
 extension ManagedObject {
@@ -13,11 +15,18 @@ extension ManagedObject {
     /// ``ObjectChangeRecorder``); a fault fired here pays none. `awakeFromFetch()` runs with
     /// the object and its registry held, not the context. On the object's context's queue.
     @inline(never) func fireFault() {
-        if let registry, registry.hasOwner, let row = snapshot, row.isFresh(stalenessInterval: registry.stalenessInterval) {
-            loadValues(from: row)
-            return
-        }
+        if let registry, registry.hasOwner, loadHeldRow(ifFreshFor: registry.stalenessInterval) { return }
         link?.fulfillFault(of: self)
+    }
+
+    /// Loads the row the object holds (the one its fetch, a batch load or a prefetch left it)
+    /// when that row's age is within `stalenessInterval` (negative: any age), and says whether
+    /// it did. Both ways of firing a fault start here: ``fireFault()`` and the context's
+    /// `loadFault` (`Context/ManagedObjectContext+ObjectLink.swift`). On the object's context's queue.
+    @inline(__always) func loadHeldRow(ifFreshFor stalenessInterval: TimeInterval) -> Bool {
+        guard let row = snapshot, row.isFresh(stalenessInterval: stalenessInterval) else { return false }
+        loadValues(from: row)
+        return true
     }
 
     /// Loads `row` (the object's row as its parent store reported it) into the object, which
