@@ -41,14 +41,20 @@ extension ManagedObjectContext {
         var missing: [ManagedObjectID] = []
         // The last target: owners next to each other often share one (children fetched in key
         // order, inserted together, point at the same parent), and a repeat of it is then
-        // known without the identity map's look-up and the set's hashing.
-        var lastTarget: (id: ManagedObjectID, object: ManagedObject)?
+        // known without the identity map's look-up and the set's hashing. It is kept by its
+        // ID's key and space, and by an unretained reference: `result` holds every target of a
+        // shared step (the last one was appended, or was seen and appended before) until the
+        // step returns, so the repeat of a target costs no reference counting. (A repeat under
+        // another space of the same entity takes the look-up, which finds the same object.)
+        var lastTargetKey: Int64 = 0
+        var lastTargetSpace: ObjectIdentifier?
+        unowned(unsafe) var lastTargetObject: ManagedObject? = nil
         /// The object for a target ID (a new fault when unregistered), noted as missing its row.
         func target(_ id: ManagedObjectID) -> ManagedObject {
-            if shared, let lastTarget, lastTarget.id == id { return lastTarget.object }
+            if shared, let lastTargetObject, lastTargetKey == id.keyNumber, lastTargetSpace == ObjectIdentifier(id.space) { return lastTargetObject }
             let object = registeredOrFault(id)
             if shared {
-                lastTarget = (id, object)
+                (lastTargetKey, lastTargetSpace, lastTargetObject) = (id.keyNumber, ObjectIdentifier(id.space), object)
                 guard seen.insert(ObjectIdentifier(object)).inserted else { return object }
             }
             result.append(object)
@@ -58,14 +64,16 @@ extension ManagedObjectContext {
         // Every owner holds the step's targets through one shared array (`targets`); an owner
         // that cannot (a fault, or one holding an earlier step's) keeps its own in its side record.
         let targets = PrefetchedTargets()
-        // The relationship's slot, looked up by name once per entity (the owners mostly share one).
-        var lastLayout: EntityLayout?
+        // The relationship's slot, looked up by name once per entity (the owners mostly share
+        // one). The entity is told by identity, which takes no reference to it or its layout
+        // (the owners hold their entities alive).
+        var lastEntity: ObjectIdentifier?
         var propertySlot: PropertySlot?
         for object in objects {
-            let layout = object.entity.layout
-            if layout !== lastLayout {
-                lastLayout = layout
-                propertySlot = layout.slot(forKey: name)
+            let entity = ObjectIdentifier(object.entity)
+            if entity != lastEntity {
+                lastEntity = entity
+                propertySlot = object.entity.layout.slot(forKey: name)
             }
             switch propertySlot {
             case .toMany(let slot)? where slot < object.toManyValues.count:
@@ -79,6 +87,11 @@ extension ManagedObjectContext {
                     object.prefetchedObjects = neighbours
                 }
             case .toOne(let slot)? where slot < object.toOneValues.count:
+                // A repeat of the last target is told in place, without a copy of the ID.
+                if let lastTargetObject, let lastTargetSpace, object.toOneValues.target(at: slot, hasKey: lastTargetKey, inSpace: lastTargetSpace) {
+                    if !object.holdPrefetched(targets) { object.prefetchedObjects.append(lastTargetObject) }
+                    continue
+                }
                 guard let id = object.toOneValues[slot] else { continue }
                 if object.holdPrefetched(targets) {
                     _ = target(id)

@@ -187,6 +187,23 @@ struct SnapshotBackedValues<Part: RowSnapshotPart>: RandomAccessCollection, Muta
 }
 
 extension SnapshotBackedValues where Part == ToOnePart {
+    /// Whether the target at `position` is the object whose ID has the key number `key` in the
+    /// ID space `space` (an `ObjectIdentifier` of its `ManagedObjectID.space`), read in place:
+    /// no copy of the ID, so no reference counting. `false` for a nil target.
+    @inline(__always) func target(at position: Int, hasKey key: Int64, inSpace space: ObjectIdentifier) -> Bool {
+        func matches(_ target: UnsafePointer<ManagedObjectID?>) -> Bool {
+            target.pointee?.keyNumber == key && target.pointee.map { ObjectIdentifier($0.space) } == space
+        }
+        switch storage {
+        case .row(let row), .draft(let row):
+            precondition(position >= 0 && position < Part.count(in: row), "Slot out of range")
+            return Part.withElements(of: row) { matches($0 + position) }
+        case .own(let elements):
+            precondition(position >= 0 && position < elements.count, "Slot out of range")
+            return elements.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { matches($0 + position) } ?? false }
+        }
+    }
+
     /// `count` nil targets: what an inserted object starts with. Below
     /// ``ToOnePart/sharedListLimit`` the list is shared by every object with as many to-ones
     /// until one of them sets a target (copy on write), so inserting an object allocates no list.

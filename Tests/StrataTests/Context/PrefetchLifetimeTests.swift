@@ -103,6 +103,64 @@ struct PrefetchLifetimeTests {
         }
     }
 
+    @Test("a repeated to-one target after a nil one, and owners that already hold an earlier step's targets")
+    func repeatedTargetsAcrossNilAndSecondKeyPath() throws {
+        // Core Data resolves every owner's to-one to its one registered object, whatever the
+        // order of the owners. The step knows a repeat of its last target without copying the
+        // ID (`Context/ManagedObjectContext+Prefetch.swift`); a nil target in between must not
+        // break that, and owners holding the first key path's targets keep the second's in
+        // their own list.
+        let model = ModelFixtures.ownersAndPets()
+        let stack = try TestStack(model: model)
+        let seed = stack.newContext()
+        try seed.performAndWait {
+            let ownerEntity = try #require(model.entitiesByName["Owner"])
+            let petEntity = try #require(model.entitiesByName["Pet"])
+            let owners = ["A", "B"].map { name -> ManagedObject in
+                let owner = ManagedObject(entity: ownerEntity, insertInto: seed)
+                owner.setValue(name, forKey: "name")
+                return owner
+            }
+            for (name, owner) in [("p1", 0), ("p2", 0), ("p3", nil), ("p4", 0), ("p5", 1), ("p6", 1)] as [(String, Int?)] {
+                let pet = ManagedObject(entity: petEntity, insertInto: seed)
+                pet.setValue(name, forKey: "name")
+                pet.setValue(owner.map { owners[$0] }, forKey: "owner")
+            }
+            try seed.save()
+        }
+        let recorder = stack.recordSQL()
+        let context = stack.newContext()
+        try context.performAndWait {
+            let request = FetchRequest<ManagedObject>(entityName: "Pet")
+            request.sortDescriptors = [ObjectSortDescriptor(key: "name")]
+            request.relationshipKeyPathsForPrefetching = ["owner", "owner.pets"]
+            let pets = try context.fetch(request)
+            #expect(pets.count == 6)
+            let statements = recorder.statements {
+                let owners = pets.map { $0.value(forKey: "owner") as? ManagedObject }
+                #expect(owners.map { $0?.value(forKey: "name") as? String } == ["A", "A", nil, "A", "B", "B"])
+                #expect(owners[0] === owners[1] && owners[1] === owners[3])
+                #expect(owners[4] === owners[5] && owners[0] !== owners[4])
+                #expect((owners[0]?.value(forKey: "pets") as? Set<ManagedObject>)?.count == 3)
+                #expect((owners[4]?.value(forKey: "pets") as? Set<ManagedObject>)?.count == 2)
+            }
+            #expect(SQLRecorder.selects(statements).isEmpty, "\(statements)")
+        }
+        // An owner whose to-one was set in memory (unsaved: its targets are its own, no longer
+        // the row's) is told a repeat the same way.
+        let edited = stack.newContext()
+        try edited.performAndWait {
+            let request = FetchRequest<ManagedObject>(entityName: "Pet")
+            request.sortDescriptors = [ObjectSortDescriptor(key: "name")]
+            let unprefetched = try edited.fetch(request)
+            unprefetched[2].setValue(unprefetched[0].value(forKey: "owner"), forKey: "owner")
+            request.relationshipKeyPathsForPrefetching = ["owner"]
+            let owners = try edited.fetch(request).map { $0.value(forKey: "owner") as? ManagedObject }
+            #expect(owners.map { $0?.value(forKey: "name") as? String } == ["A", "A", "A", "A", "B", "B"])
+            #expect(owners[0] === owners[2] && owners[2] === owners[3])
+        }
+    }
+
     @Test("targets are released with their owners, and by refresh and reset")
     func targetsAreReleased() throws {
         let stack = try TestStack.ownersAndPets(owners: 4, pets: 20)
