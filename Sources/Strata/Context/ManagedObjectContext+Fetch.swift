@@ -190,7 +190,9 @@ extension ManagedObjectContext {
 
     /// The registered object for a fetched row, filled (or given the row to fire from).
     func register(_ row: consuming RowSnapshot, asFault: Bool, refresh: Bool) -> ManagedObject {
-        if let existing = findRegistered(row.objectID) {
+        // One copy of the row's ID (a retain of its space) serves the look-up and the new object.
+        let id = row.objectID
+        if let existing = findRegistered(id) {
             if existing.isFaultStorage {
                 existing.snapshot = copy row
                 existing.faultBatch = nil
@@ -202,7 +204,7 @@ extension ManagedObjectContext {
         }
         let entity = row.entity
         let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
-        object.objectID = row.objectID
+        object.objectID = id
         attach(object)
         if asFault {
             object.isFaultStorage = true

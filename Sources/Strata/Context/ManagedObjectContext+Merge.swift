@@ -7,7 +7,9 @@ extension ManagedObjectContext {
     /// `id` replaced at a root save elsewhere in the tree (it then adopts the permanent ID), or
     /// when `id` is such a temporary ID.
     @inline(__always) func findRegistered(_ id: ManagedObjectID) -> ManagedObject? {
-        if let object = state.registry.object(for: id) { return object }
+        // The registry is borrowed for the look-up (the context's state holds it), not retained
+        // and released once more per call: every fetched row and fault comes through here.
+        if let object = Unmanaged.passUnretained(state.registry)._withUnsafeGuaranteedRef({ $0.object(for: id) }) { return object }
         return findRegisteredByAlias(id)
     }
 
