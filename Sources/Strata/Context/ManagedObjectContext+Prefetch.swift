@@ -118,9 +118,7 @@ extension ManagedObjectContext {
         if !unfilled.isEmpty {
             for row in try parent.snapshots(for: unfilled, options: .default) { _ = register(row, asFault: true, refresh: false) }
         }
-        for object in objects where object.isFaultStorage {
-            if let snapshot = object.snapshot { object.loadValues(from: snapshot) }
-        }
+        realise(objects)
     }
 
     /// Loads the to-many `name` of every object in `objects` that has not loaded it, with the
