@@ -202,9 +202,11 @@ extension ManagedObjectContext {
             }
             return existing
         }
+        // Moved, not copied: the entity into the object (`init` takes it), and the look-up's
+        // copy of the ID into the object's (no retain and release of either).
         let entity = row.entity
-        let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
-        object.objectID = id
+        let object = entity.managedObjectClass.init(entity: consume entity, insertInto: nil)
+        object.objectID = consume id
         attach(object)
         if asFault {
             object.isFaultStorage = true
