@@ -142,7 +142,7 @@ extension ManagedObjectContext {
         object.committedToMany = empty
         object.pendingToMany = [:]
         object.transientValues = layout.transientDefaults
-        object.fetchedValues = [:]
+        object.forgetFetchedValues()
         object.changedMask.removeAll()
     }
 

@@ -35,7 +35,8 @@ extension ManagedObject {
     /// object's context's queue.
     func loadValues(from row: RowSnapshot) {
         let layout = entity.layout
-        snapshot = row
+        // A fault firing from the row it holds keeps that reference (no retain and release).
+        if snapshot !== row { snapshot = row }
         attributeValues = row.attributes
         toOneValues = layout.toOnes(row.toOne, keepingTransientOf: toOneValues)
         let toManyCount = layout.toManyRelationships.count
@@ -60,7 +61,7 @@ extension ManagedObject {
         if layout.transientAttributes.count != 0 && transientValues.count != layout.transientAttributes.count {
             transientValues = layout.transientDefaults
         }
-        fetchedValues = [:]
+        forgetFetchedValues()
         isFaultStorage = false
         // A fault changed through its relationships only (their edits wait in `pendingToMany`)
         // keeps its change marks.

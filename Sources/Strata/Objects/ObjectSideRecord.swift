@@ -90,6 +90,13 @@ extension ManagedObject {
         }
     }
 
+    /// Drops the fetched properties' results, so they are computed again on next access; does
+    /// nothing (no empty dictionary made and stored) when the object has none, as nearly every
+    /// object. On the object's context's queue.
+    @inline(__always) func forgetFetchedValues() {
+        if let record = sideRecord, !record.fetchedValues.isEmpty { record.fetchedValues = [:] }
+    }
+
     /// Problems recorded for the next save (see ``ObjectSideRecord``).
     var recordedProblems: [StrataError] {
         get { sideRecord?.recordedProblems ?? [] }
