@@ -17,6 +17,9 @@ extension SQLiteStore {
         try StrataTrace.span("SQL", .sql, arguments: TraceArguments(.text("sql", sql)), outcome: { $1.append(.number(label, count($0))) }, body: body)
     }
 
+    /// The most rows a limited fetch makes room for before reading (see ``fetchRows(_:options:)``).
+    static var limitedFetchReserve: Int { 4096 }
+
     func fetchRows(_ plan: FetchPlan, options: ReadOptions) throws -> [RowSnapshot] {
         let sql = try fetchSQL.rows(stored(plan))
         do {
@@ -27,6 +30,10 @@ extension SQLiteStore {
                     // standard library's unspecialized entry points, which retain and release
                     // each row once more. Handed over as an Array without a copy.
                     var rows = ContiguousArray<RowSnapshot>()
+                    // A limited fetch reads at most `limit` rows: room for them at once, not
+                    // seven or eight regrowths of the array for a `fetchLimit` of 100. Capped, as
+                    // a large limit is an upper bound the table may be far below.
+                    if plan.limit > 0 { rows.reserveCapacity(Swift.min(plan.limit, Self.limitedFetchReserve)) }
                     var decoder = RowDecoder(store: self)
                     let start = DispatchTime.now()
                     let watcher = options.watcher
