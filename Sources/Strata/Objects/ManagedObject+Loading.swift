@@ -33,12 +33,13 @@ extension ManagedObject {
     /// stops being a fault, and calls `awakeFromFetch()`. Transient values stay as they are (a
     /// refresh resets them: see `ManagedObjectContext.refresh(_:mergeChanges:)`). On the
     /// object's context's queue.
-    func loadValues(from row: RowSnapshot) {
+    func loadValues(from row: consuming RowSnapshot) {
         let layout = entity.layout
-        // A fault firing from the row it holds keeps that reference (no retain and release).
-        if snapshot !== row { snapshot = row }
         attributeValues = row.attributes
         toOneValues = layout.toOnes(row.toOne, keepingTransientOf: toOneValues)
+        // The row's last use: moved in (a fetch hands over its own reference), except when the
+        // object holds it already (a fault firing from its row keeps that reference).
+        if snapshot !== row { snapshot = consume row }
         let toManyCount = layout.toManyRelationships.count
         // A fault keeps the to-manys loaded while it was a fault (they are as fresh as its row);
         // an unchanged object given new values forgets them (they load again on next use),
