@@ -79,6 +79,51 @@ struct SharedSnapshotValueTests {
     }
 
     /// Checks what a fresh context fetches from the store: what the last root save wrote.
+    /// A fetched object, and a fault fired from the row its fetch left it, read their values in
+    /// place from that row until their first change, which must leave the row as their snapshot.
+    /// Core Data: `committedValues(forKeys:)`, `rollback()` and the save's optimistic locking
+    /// (133020 against the version fetched) all still see the row as it was loaded.
+    @Test("the first change of a fetched or fired object keeps the row it was loaded from as its snapshot", arguments: TestStack.Kind.allCases)
+    func firstChangeKeepsLoadedRow(kind: TestStack.Kind) throws {
+        let stack = try TestStack(model: Self.model(), kind: kind)
+        let writer = stack.newContext()
+        try writer.performAndWait {
+            let note = ManagedObject(entity: try #require(stack.model.entitiesByName["Note"]), insertInto: writer)
+            note.setValue("first", forKey: "title")
+            note.setValue(Int64(1), forKey: "rank")
+            try writer.save()
+        }
+        let reader = stack.newContext()
+        try reader.performAndWait {
+            let request = FetchRequest<ManagedObject>(entityName: "Note")
+            request.returnsObjectsAsFaults = false
+            let fetched = try #require(try reader.fetch(request).first)
+            fetched.setValue("changed", forKey: "title")
+            #expect(fetched.committedValues(forKeys: ["title"])["title"] as? String == "first")
+            reader.rollback()
+            #expect(fetched.value(forKey: "title") as? String == "first")
+            reader.reset()
+            let fault = try fetchNote(in: reader)
+            #expect(fault.isFault)
+            #expect(fault.value(forKey: "rank") as? Int64 == 1)  // fired from the row its fetch left it
+            fault.setValue(Int64(5), forKey: "rank")
+            #expect(fault.committedValues(forKeys: ["rank"])["rank"] as? Int64 == 1)
+        }
+        let other = stack.newContext()
+        try other.performAndWait {
+            try fetchNote(in: other).setValue(Int64(2), forKey: "rank")
+            try other.save()
+        }
+        try reader.performAndWait {
+            let error = try #require(throws: StrataError.self) { try reader.save() }
+            #expect(error.code == StrataError.Code.managedObjectMerge)
+            let conflict = try #require(error.conflicts.first)
+            #expect(conflict.cachedSnapshot["rank"] == "1")
+            #expect(conflict.objectSnapshot["rank"] == "5")
+        }
+        try expectStoreHolds(title: "first", rank: 2, in: stack)
+    }
+
     private func expectStoreHolds(title: String, rank: Int64, in stack: TestStack) throws {
         let reader = stack.newContext()
         try reader.performAndWait {
