@@ -29,9 +29,8 @@ struct SharedSnapshotValueTests {
         try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Note")).first)
     }
 
-    @Test("a change stays in its own context's object until saved; rollback and a save read the snapshot again", arguments: TestStack.Kind.allCases)
-    func changeStaysLocal(kind: TestStack.Kind) throws {
-        let stack = try TestStack(model: Self.model(), kind: kind)
+    /// Saves one note, titled "first" with rank 1, through a context of its own.
+    private func saveFirstNote(in stack: TestStack) throws {
         let writer = stack.newContext()
         try writer.performAndWait {
             let note = ManagedObject(entity: try #require(stack.model.entitiesByName["Note"]), insertInto: writer)
@@ -39,6 +38,12 @@ struct SharedSnapshotValueTests {
             note.setValue(Int64(1), forKey: "rank")
             try writer.save()
         }
+    }
+
+    @Test("a change stays in its own context's object until saved; rollback and a save read the snapshot again", arguments: TestStack.Kind.allCases)
+    func changeStaysLocal(kind: TestStack.Kind) throws {
+        let stack = try TestStack(model: Self.model(), kind: kind)
+        try saveFirstNote(in: stack)
         let editor = stack.newContext()
         let reader = stack.newContext()
         let edited = try editor.performAndWait { try fetchNote(in: editor).objectID }
@@ -78,7 +83,6 @@ struct SharedSnapshotValueTests {
         }
     }
 
-    /// Checks what a fresh context fetches from the store: what the last root save wrote.
     /// A fetched object, and a fault fired from the row its fetch left it, read their values in
     /// place from that row until their first change, which must leave the row as their snapshot.
     /// Core Data: `committedValues(forKeys:)`, `rollback()` and the save's optimistic locking
@@ -86,13 +90,7 @@ struct SharedSnapshotValueTests {
     @Test("the first change of a fetched or fired object keeps the row it was loaded from as its snapshot", arguments: TestStack.Kind.allCases)
     func firstChangeKeepsLoadedRow(kind: TestStack.Kind) throws {
         let stack = try TestStack(model: Self.model(), kind: kind)
-        let writer = stack.newContext()
-        try writer.performAndWait {
-            let note = ManagedObject(entity: try #require(stack.model.entitiesByName["Note"]), insertInto: writer)
-            note.setValue("first", forKey: "title")
-            note.setValue(Int64(1), forKey: "rank")
-            try writer.save()
-        }
+        try saveFirstNote(in: stack)
         let reader = stack.newContext()
         try reader.performAndWait {
             let request = FetchRequest<ManagedObject>(entityName: "Note")
@@ -124,6 +122,7 @@ struct SharedSnapshotValueTests {
         try expectStoreHolds(title: "first", rank: 2, in: stack)
     }
 
+    /// Checks what a fresh context fetches from the store: what the last root save wrote.
     private func expectStoreHolds(title: String, rank: Int64, in stack: TestStack) throws {
         let reader = stack.newContext()
         try reader.performAndWait {
