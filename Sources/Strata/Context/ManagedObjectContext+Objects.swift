@@ -140,7 +140,9 @@ extension ManagedObjectContext {
         let empty = defaults ? ToManyValue.emptyList(count: layout.toManyRelationships.count) : ToManyValue.unloadedList(count: layout.toManyRelationships.count)
         object.toManyValues = empty
         object.committedToMany = empty
-        object.pendingToMany = [:]
+        // As for fetched properties below: no empty dictionary made and stored when there is
+        // nothing to forget (an inserted object has no side record).
+        if object.hasPendingToManyEdits { object.pendingToMany = [:] }
         object.transientValues = layout.transientDefaults
         object.forgetFetchedValues()
         object.changedMask.removeAll()
