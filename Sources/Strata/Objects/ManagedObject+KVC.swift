@@ -108,26 +108,25 @@ extension ManagedObject {
 
     // MARK: Typed fast paths (property wrappers)
 
-    /// The stored value and type of a stored attribute, loading the object's values first.
-    func storedAttribute(forKey key: String) -> (StoredValue, AttributeType)? {
-        checkAccess("value(forKey:)")
-        guard let (index, type) = _storedAttributeSlot(forKey: key) else { return nil }
-        fireFaultIfNeeded()
-        guard index < attributeValues.count else { return nil }
-        return (attributeValues[index], type)
-    }
-
-    /// ``storedAttribute(forKey:)`` for the inlined typed read of ``Attribute``.
+    /// The stored value and type of the stored attribute `key`, loading the object's values
+    /// first; nil for other keys. The inlined typed read of ``Attribute`` calls it: one call,
+    /// with the key's slot found inline (it was three nested calls).
     @usableFromInline
     func _storedAttribute(forKey key: String) -> (StoredAttributeValue, AttributeType)? {
-        guard let (stored, type) = storedAttribute(forKey: key) else { return nil }
-        return (StoredAttributeValue(stored), type)
+        checkAccess("value(forKey:)")
+        guard let (index, type) = storedAttributeSlot(forKey: key) else { return nil }
+        fireFaultIfNeeded()
+        guard index < attributeValues.count else { return nil }
+        return (StoredAttributeValue(attributeValues[index]), type)
     }
 
     /// The slot and type of the stored attribute `key`, or nil for other keys: the inlined typed
     /// write of ``Attribute`` looks its key up once, here, and sets the value by slot.
     @usableFromInline
-    func _storedAttributeSlot(forKey key: String) -> (slot: Int, type: AttributeType)? {
+    func _storedAttributeSlot(forKey key: String) -> (slot: Int, type: AttributeType)? { storedAttributeSlot(forKey: key) }
+
+    /// The slot and type of the stored attribute `key`, or nil for other keys.
+    @inline(__always) private func storedAttributeSlot(forKey key: String) -> (slot: Int, type: AttributeType)? {
         guard case .attribute(let index)? = entity.layout.slot(forKey: key) else { return nil }
         return (index, entity.layout.storedAttributeTypes[index])
     }
