@@ -182,8 +182,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         return !changedValues().isEmpty
     }
 
+    /// In the concurrency debug mode, traps unless the caller runs on the queue of the object's
+    /// context (an object without a context is not checked). On any queue.
     @inline(__always) func checkAccess(_ call: StaticString) {
-        if DebugSettings.concurrencyChecks { link?.checkAccess(call) }
+        if registry?.checksAccess == true { link?.checkAccess(call) }
     }
 
     /// Asks for the first cache lines of the buffer holding the object's values (its snapshot,

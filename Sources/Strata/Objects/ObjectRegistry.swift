@@ -31,6 +31,10 @@ final class ObjectRegistry {
     /// (`ManagedObject.fireFault()`). Atomic, unlike the rest of the registry: the context's
     /// setter runs on any thread.
     private let stalenessBits = Atomic<UInt64>((-1.0).bitPattern)
+    /// Whether the concurrency debug mode is on (``DebugSettings/concurrencyChecks``), read once
+    /// here: a global `static let` is read through a call into the runtime on Linux
+    /// (`swift_once`), and objects ask on every property access (`ManagedObject.checkAccess`).
+    let checksAccess = DebugSettings.concurrencyChecks
     /// Whether the owner wants to hear of every value change, even of objects whose change
     /// state it does not alter (an observer of its unit of work is subscribed: an undo
     /// manager). When true, every write of a property value is also announced before it
