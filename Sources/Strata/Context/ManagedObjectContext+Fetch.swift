@@ -175,11 +175,12 @@ extension ManagedObjectContext {
         // library's shared empty-array storage, a write other threads race with (ThreadSanitizer
         // reported it in the stress run).
         guard !rows.isEmpty else { return [] }
+        var entityClasses = EntityClassCache()
         return rows.withUnsafeBufferPointer { rows in
             [ManagedObject](unsafeUninitializedCapacity: rows.count) { objects, initialized in
                 for index in rows.indices {
                     Prefetch.object(in: rows, at: index &+ Prefetch.distance)
-                    let object = register(rows[index], asFault: asFault, refresh: refresh)
+                    let object = register(rows[index], asFault: asFault, refresh: refresh, entityClasses: &entityClasses)
                     classes.note(object)
                     objects.initializeElement(at: initialized, to: object)
                     initialized += 1
@@ -190,6 +191,14 @@ extension ManagedObjectContext {
 
     /// The registered object for a fetched row, filled (or given the row to fire from).
     func register(_ row: consuming RowSnapshot, asFault: Bool, refresh: Bool) -> ManagedObject {
+        var entityClasses = EntityClassCache()
+        return register(row, asFault: asFault, refresh: refresh, entityClasses: &entityClasses)
+    }
+
+    /// ``register(_:asFault:refresh:)``, with the class of a new object's entity taken from
+    /// `entityClasses` (a run of one entity's rows looks it up once).
+    @inline(__always)
+    private func register(_ row: consuming RowSnapshot, asFault: Bool, refresh: Bool, entityClasses: inout EntityClassCache) -> ManagedObject {
         // One copy of the row's ID (a retain of its space) serves the look-up and the new object.
         let id = row.objectID
         if let existing = findRegistered(id) {
@@ -205,7 +214,7 @@ extension ManagedObjectContext {
         // Moved, not copied: the entity into the object (`init` takes it), and the look-up's
         // copy of the ID into the object's (no retain and release of either).
         let entity = row.entity
-        let object = entity.managedObjectClass.init(entity: consume entity, insertInto: nil)
+        let object = entityClasses.objectClass(of: entity).init(entity: consume entity, insertInto: nil)
         object.objectID = consume id
         attach(object)
         if asFault {

@@ -18,3 +18,23 @@ struct ObjectClasses {
         if ObjectIdentifier(sole) != ObjectIdentifier(objectClass) { isUniform = false }
     }
 }
+
+/// The class of the last entity a fetch made an object of: a run of one entity's rows reads
+/// `EntityDescription.managedObjectClass` (a runtime cast of the stored class) once instead of
+/// once per row. Lives for one registering pass, while the rows hold their entities (so an
+/// entity's identifier cannot be reused by another within it). Used on one context's queue.
+struct EntityClassCache {
+    /// The entity whose class ``cachedClass`` is; nil before the first look-up.
+    private var entity: ObjectIdentifier?
+    private var cachedClass: ManagedObject.Type = ManagedObject.self
+
+    /// The class instantiated for `entity`'s objects.
+    @inline(__always) mutating func objectClass(of entity: EntityDescription) -> ManagedObject.Type {
+        let identifier = ObjectIdentifier(entity)
+        if identifier != self.entity {
+            self.entity = identifier
+            cachedClass = entity.managedObjectClass
+        }
+        return cachedClass
+    }
+}

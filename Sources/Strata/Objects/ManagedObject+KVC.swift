@@ -114,19 +114,17 @@ extension ManagedObject {
     @usableFromInline
     func _storedAttribute(forKey key: String) -> (StoredAttributeValue, AttributeType)? {
         checkAccess("value(forKey:)")
-        guard let (index, type) = storedAttributeSlot(forKey: key) else { return nil }
+        guard let (index, type) = _storedAttributeSlot(forKey: key) else { return nil }
         fireFaultIfNeeded()
         guard index < attributeValues.count else { return nil }
         return (StoredAttributeValue(attributeValues[index]), type)
     }
 
     /// The slot and type of the stored attribute `key`, or nil for other keys: the inlined typed
-    /// write of ``Attribute`` looks its key up once, here, and sets the value by slot.
-    @usableFromInline
-    func _storedAttributeSlot(forKey key: String) -> (slot: Int, type: AttributeType)? { storedAttributeSlot(forKey: key) }
-
-    /// The slot and type of the stored attribute `key`, or nil for other keys.
-    @inline(__always) private func storedAttributeSlot(forKey key: String) -> (slot: Int, type: AttributeType)? {
+    /// write of ``Attribute`` looks its key up once, here, and sets the value by slot; the typed
+    /// read above gets it inline.
+    @usableFromInline @inline(__always)
+    func _storedAttributeSlot(forKey key: String) -> (slot: Int, type: AttributeType)? {
         guard case .attribute(let index)? = entity.layout.slot(forKey: key) else { return nil }
         return (index, entity.layout.storedAttributeTypes[index])
     }
