@@ -121,13 +121,7 @@ extension ManagedObjectContext {
             case .ids(let ids):
                 if spec.output == .objectIDs { return .objectIDs(ids) }
                 objects = ids.map { registeredOrFault($0) }
-                if spec.batchSize > 0 {
-                    let batch = FaultBatch(ids: ids, size: spec.batchSize)
-                    for (index, object) in objects.enumerated() where object.isFaultStorage {
-                        object.faultBatch = batch
-                        object.faultBatchIndex = Int32(truncatingIfNeeded: index)
-                    }
-                }
+                if spec.batchSize > 0 { FaultBatch.link(objects, ids: ids, size: spec.batchSize) }
             case .rows(let rows):
                 objects = []
                 objects.reserveCapacity(rows.count)

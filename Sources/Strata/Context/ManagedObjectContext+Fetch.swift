@@ -143,13 +143,7 @@ extension ManagedObjectContext {
         } else if idsOnly {
             let ids = try parent.fetchIDs(plan, options: .default)
             objects = ids.map { registeredOrFault($0) }
-            if batched {
-                let batch = FaultBatch(ids: ids, size: request.fetchBatchSize)
-                for (index, object) in objects.enumerated() where object.isFaultStorage {
-                    object.faultBatch = batch
-                    object.faultBatchIndex = Int32(truncatingIfNeeded: index)
-                }
-            }
+            if batched { FaultBatch.link(objects, ids: ids, size: request.fetchBatchSize) }
         } else {
             let rows = try parent.fetchRows(plan, options: .default)
             var noted = ObjectClasses()

@@ -143,8 +143,7 @@ extension ManagedObjectContext {
     /// fresh as its row, on next use.
     private func forgetLoadedToManys(of object: ManagedObject) {
         guard object.toManyValues.contains(where: { $0 != nil }) else { return }
-        object.toManyValues = ToManyValue.unloadedList(count: object.toManyValues.count)
-        object.committedToMany = object.toManyValues
+        object.toManyLists = nil
         object.forgetPrefetchedObjects()
     }
 

@@ -71,11 +71,8 @@ extension ManagedObjectContext: ObjectContextLink {
     /// IDs to load along with a fault (the fault itself, plus the other faults of its batch).
     func batchFaultingIDs(around object: ManagedObject) -> [ManagedObjectID] {
         guard let batch = object.faultBatch else { return [object.objectID] }
-        let start = max(0, min(batch.ids.count, (Int(object.faultBatchIndex) / batch.size) * batch.size))
-        let end = min(batch.ids.count, start + batch.size)
         var ids = [object.objectID]
-        for index in start..<end where batch.ids[index] != object.objectID {
-            let id = batch.ids[index]
+        for id in batch.ids where id != object.objectID {
             if let other = findRegistered(id), !other.isFaultStorage { continue }
             ids.append(id)
         }

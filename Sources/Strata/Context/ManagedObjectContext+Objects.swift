@@ -137,9 +137,10 @@ extension ManagedObjectContext {
             object.attributeValues = StoredValues(repeating: .null, count: layout.storedAttributes.count)
         }
         object.toOneValues = ToOneValues.none(count: layout.toOneRelationships.count)
-        let empty = defaults ? ToManyValue.emptyList(count: layout.toManyRelationships.count) : ToManyValue.unloadedList(count: layout.toManyRelationships.count)
-        object.toManyValues = empty
-        object.committedToMany = empty
+        // A shared record of empty lists (no allocation until a to-many of this object
+        // changes), or none: all unloaded, or no to-manys at all.
+        let toManyCount = layout.toManyRelationships.count
+        object.toManyLists = defaults && toManyCount != 0 ? ToManyLists.empty(count: toManyCount) : nil
         // As for fetched properties below: no empty dictionary made and stored when there is
         // nothing to forget (an inserted object has no side record).
         if object.hasPendingToManyEdits { object.pendingToMany = [:] }

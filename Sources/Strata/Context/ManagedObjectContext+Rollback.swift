@@ -60,8 +60,7 @@ extension ManagedObjectContext {
         }
         object.attributeValues = snapshot.attributes
         object.toOneValues = snapshot.toOne
-        object.toManyValues = ToManyValue.unloadedList(count: object.entity.layout.toManyRelationships.count)
-        object.committedToMany = object.toManyValues
+        object.toManyLists = nil
         object.transientValues = object.entity.layout.transientDefaults
         object.changedMask.removeAll()
         object.recordedProblems.removeAll()

@@ -10,14 +10,31 @@ enum FetchGroupLink {
     case prefetched(PrefetchedTargets)
 }
 
-/// The IDs of a batched fetch, shared by its faults: firing one fault loads the values of the
-/// `size` objects of its batch in one query.
+/// The IDs of one batch of a batched fetch, shared by the faults of that batch: firing one of
+/// them loads the values of the batch's objects in one query. One per batch rather than one per
+/// fetch, so that an object needs no index of its own into the fetch's IDs (the batches share
+/// the fetch's ID array through their slices).
 final class FaultBatch {
-    let ids: [ManagedObjectID]
-    let size: Int
-    init(ids: [ManagedObjectID], size: Int) {
-        self.ids = ids
-        self.size = max(1, size)
+    let ids: ArraySlice<ManagedObjectID>
+    init(ids: ArraySlice<ManagedObjectID>) { self.ids = ids }
+
+    /// Links each fault of `objects` (the objects of a batched fetch, in the order of `ids`, the
+    /// fetch's IDs) to the batch of `size` IDs it belongs to. Batches without a fault are not
+    /// made. On the objects' context's queue.
+    static func link(_ objects: [ManagedObject], ids: [ManagedObjectID], size: Int) {
+        let size = max(1, size)
+        let count = min(objects.count, ids.count)
+        var start = 0
+        while start < count {
+            let end = min(count, start + size)
+            var batch: FaultBatch?
+            for index in start..<end where objects[index].isFaultStorage {
+                let shared = batch ?? FaultBatch(ids: ids[start..<end])
+                batch = shared
+                objects[index].faultBatch = shared
+            }
+            start = end
+        }
     }
 }
 

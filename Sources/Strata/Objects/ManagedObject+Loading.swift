@@ -40,22 +40,15 @@ extension ManagedObject {
         // The row's last use: moved in (a fetch hands over its own reference), except when the
         // object holds it already (a fault firing from its row keeps that reference).
         if snapshot !== row { snapshot = consume row }
-        let toManyCount = layout.toManyRelationships.count
         // A fault keeps the to-manys loaded while it was a fault (they are as fresh as its row);
         // an unchanged object given new values forgets them (they load again on next use),
-        // except transient ones, which no store holds. (An entity without to-manys has nothing
-        // to forget: its lists are empty already.)
-        if toManyValues.count != toManyCount || (toManyCount != 0 && change == .none && !isFaultStorage) {
-            var toMany = ToManyValue.unloadedList(count: toManyCount)
-            var committed = toMany
-            if toManyValues.count == toManyCount && !layout.transientToManySlots.isEmpty {
-                for slot in layout.transientToManySlots {
-                    toMany[slot] = toManyValues[slot]
-                    committed[slot] = slot < committedToMany.count ? committedToMany[slot] : nil
-                }
+        // except transient ones, which no store holds. (An object without a record of to-many
+        // contents has none loaded: nothing to forget.)
+        if let lists = toManyLists {
+            let toManyCount = layout.toManyRelationships.count
+            if lists.current.count != toManyCount || (change == .none && !isFaultStorage) {
+                forgetToManyContents(keepingTransientOf: lists, layout: layout)
             }
-            toManyValues = toMany
-            committedToMany = committed
         }
         // Transient attributes start at their defaults the first time an object gets values
         // (a fetched object or a fired fault); later loads keep them, as refreshes reset them.
@@ -68,5 +61,22 @@ extension ManagedObject {
         // keeps its change marks.
         if change == .none { changedMask.removeAll() }
         awakeFromFetch()
+    }
+
+    /// Drops the to-many contents `lists` (the object's record) holds, except those of
+    /// transient to-manys when `lists` has a slot for each of the entity's to-manys.
+    private func forgetToManyContents(keepingTransientOf lists: ToManyLists, layout: EntityLayout) {
+        let toManyCount = layout.toManyRelationships.count
+        guard lists.current.count == toManyCount && !layout.transientToManySlots.isEmpty else {
+            toManyLists = nil
+            return
+        }
+        var toMany = ToManyValue.unloadedList(count: toManyCount)
+        var committed = toMany
+        for slot in layout.transientToManySlots {
+            toMany[slot] = lists.current[slot]
+            committed[slot] = slot < lists.committed.count ? lists.committed[slot] : nil
+        }
+        toManyLists = ToManyLists(current: toMany, committed: committed)
     }
 }

@@ -164,12 +164,13 @@ extension ManagedObject {
         return true
     }
 
-    /// Gives a fault made by a fetch (whose storage is sized when it fires) its to-many slots,
-    /// so a to-many can load before the object's values do.
+    /// Gives the object's to-many lists a slot for each of the entity's to-manys, when its
+    /// record has fewer (an object without a record has them all, unloaded).
     func sizeToManyStorage() {
+        guard let lists = toManyLists else { return }
         let count = entity.layout.toManyRelationships.count
-        if toManyValues.count < count { toManyValues += Array(repeating: nil, count: count - toManyValues.count) }
-        if committedToMany.count < count { committedToMany += Array(repeating: nil, count: count - committedToMany.count) }
+        if lists.current.count < count { toManyValues += Array(repeating: nil, count: count - lists.current.count) }
+        if lists.committed.count < count { committedToMany += Array(repeating: nil, count: count - lists.committed.count) }
     }
 
     /// The objects of a to-many relationship, in order (faults for the ones not loaded yet).

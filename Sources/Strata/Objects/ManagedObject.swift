@@ -42,7 +42,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     //   there; nil once it is removed (or never inserted).
     // - change: where the object stands in its context's unit of work.
     // - isFaultStorage: whether the values are not loaded yet.
-    // - changedSinceWillSave: set by every change; lets a save give `willSave()` another call.
+    // - saveMarks: marks a save sets and reads (`changedSinceWillSave`, `modelRulesChecked`).
     // - eventChanges: what happened to the object in the current event (objects-did-change).
     // - changeSetPosition: the position in the unit-of-work set its change state names (see
     //   `Context/UnitOfWork/ChangedObjectSet.swift`); -1 or stale when in none.
@@ -50,57 +50,50 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // - attributeValues: the current stored-attribute values (reads the snapshot's values in
     //   place until changed, see `Stores/SnapshotBackedValues.swift`).
     // - toOneValues: the current to-one targets.
-    // - changedMask: which properties changed since the last load or save.
+    // - changedBits: which of the first 64 properties changed since the last load or save
+    //   (`changedMask` adds the rest, kept in the side record).
+    //
+    // The fields are ordered and sized so that the object is 112 bytes (checked by
+    // `Tests/StrataTests/Objects/ObjectSizeTests.swift`): an object of an entity with a few
+    // `@Attribute` properties lands in a smaller size class of the allocator.
     #if DEBUG
     var registry: ObjectRegistry?
     var change: ObjectChange = .none
     var isFaultStorage: Bool = false
-    var changedSinceWillSave: Bool = false
+    var saveMarks: SaveMarks = []
     var eventChanges: EventChanges = EventChanges()
     var changeSetPosition: Int32 = -1
     var snapshot: RowSnapshot?
     var attributeValues = StoredValues()
     var toOneValues = ToOneValues()
-    var changedMask: ChangeMask = ChangeMask()
+    var changedBits: UInt64 = 0
     #else
     @exclusivity(unchecked) var registry: ObjectRegistry?
     @exclusivity(unchecked) var change: ObjectChange = .none
     @exclusivity(unchecked) var isFaultStorage: Bool = false
-    @exclusivity(unchecked) var changedSinceWillSave: Bool = false
+    @exclusivity(unchecked) var saveMarks: SaveMarks = []
     @exclusivity(unchecked) var eventChanges: EventChanges = EventChanges()
     @exclusivity(unchecked) var changeSetPosition: Int32 = -1
     @exclusivity(unchecked) var snapshot: RowSnapshot?
     @exclusivity(unchecked) var attributeValues = StoredValues()
     @exclusivity(unchecked) var toOneValues = ToOneValues()
-    @exclusivity(unchecked) var changedMask: ChangeMask = ChangeMask()
+    @exclusivity(unchecked) var changedBits: UInt64 = 0
     #endif
     /// The object's context, reached through its registry (see ``ObjectRegistry/owner``).
     @inline(__always) var link: (any ObjectContextLink)? { registry?.owner }
     // The other stored state, with the same exclusivity rule as the fields above:
-    // - modelRulesChecked: true while a save calls `validateValue(_:forKey:)` after checking
-    //   the model's rules on the stored values (the base implementation then has nothing left
-    //   to check).
-    // - faultBatchIndex: for faults of a batched fetch, the fault's index in `faultBatch` (a
-    //   hint: a wrong one, past 2³¹ results, only changes which neighbours load with it).
-    // - toManyValues: the current to-many contents; `nil` entries are not loaded yet.
-    // - committedToMany: the to-many contents as last loaded or saved, kept to compute what a
-    //   save changes.
+    // - toManyLists: the to-many contents, current and as last loaded or saved (see
+    //   `ToManyLists`); nil while none is loaded, as for nearly every fetched object.
     // - sideRecord: what most objects never need (see `ObjectSideRecord`); created on first use.
     // - groupLink: what the object shares with the other objects of one fetch: while it is a
     //   fault of a batched fetch, the fetch's IDs (so firing one loads its whole batch); once
     //   it owns prefetched objects, the targets of that prefetch (see `FetchGroupLink`).
     #if DEBUG
-    var modelRulesChecked = false
-    var faultBatchIndex: Int32 = 0
-    var toManyValues: [ToManyValue?] = []
-    var committedToMany: [ToManyValue?] = []
+    var toManyLists: ToManyLists?
     var sideRecord: ObjectSideRecord?
     var groupLink: FetchGroupLink?
     #else
-    @exclusivity(unchecked) var modelRulesChecked = false
-    @exclusivity(unchecked) var faultBatchIndex: Int32 = 0
-    @exclusivity(unchecked) var toManyValues: [ToManyValue?] = []
-    @exclusivity(unchecked) var committedToMany: [ToManyValue?] = []
+    @exclusivity(unchecked) var toManyLists: ToManyLists?
     @exclusivity(unchecked) var sideRecord: ObjectSideRecord?
     @exclusivity(unchecked) var groupLink: FetchGroupLink?
     #endif

@@ -17,6 +17,9 @@ final class ObjectSideRecord {
     /// Core Data's fired relationships keep theirs), so they fire without I/O — when the
     /// object could not hold its prefetch step's shared targets (see `FetchGroupLink`).
     var prefetchedObjects: [ManagedObject] = []
+    /// The change mask's words past its first (``ManagedObject/changedMask``): only for entities
+    /// of more than 64 properties.
+    var changedOverflow: [UInt64] = []
     /// On a key-path probe only (`Objects/KeyPathKeys.swift`): the key paths of the wrapped
     /// properties read so far; nil on every other object.
     var probedKeyPaths: [AnyKeyPath]?
@@ -107,6 +110,15 @@ extension ManagedObject {
         set {
             if newValue.isEmpty && sideRecord == nil { return }
             ensuredSideRecord.recordedProblems = newValue
+        }
+    }
+
+    /// The change mask's words past its first (see ``ObjectSideRecord``).
+    var changedOverflow: [UInt64] {
+        @inline(__always) get { sideRecord?.changedOverflow ?? [] }
+        set {
+            if newValue.isEmpty && sideRecord == nil { return }
+            ensuredSideRecord.changedOverflow = newValue
         }
     }
 

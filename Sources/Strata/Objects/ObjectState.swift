@@ -20,11 +20,34 @@ struct EventChanges: OptionSet {
     static let invalidated = EventChanges(rawValue: 16)
 }
 
+/// Marks a save sets on an object and reads back (`ManagedObject.saveMarks`): two flags in one
+/// byte of the object.
+struct SaveMarks: OptionSet {
+    let rawValue: UInt8
+    /// Set by every change; lets a save give `willSave()` another call.
+    static let changedSinceWillSave = SaveMarks(rawValue: 1)
+    /// Set while a save calls `validateValue(_:forKey:)` after checking the model's rules on
+    /// the stored values (the base implementation then has nothing left to check).
+    static let modelRulesChecked = SaveMarks(rawValue: 2)
+}
+
 /// A set of small integers (property change indexes), as bits. The first 64 live inline (no
 /// allocation for entities of up to 64 properties, that is nearly all); more spill into an array.
+/// An object keeps the two parts apart (``ManagedObject/changedMask``): the first word in the
+/// object, the rest in its side record.
 struct ChangeMask: Equatable {
-    private var first: UInt64 = 0
-    private var more: [UInt64] = []
+    /// Indexes 0 to 63.
+    private(set) var first: UInt64 = 0
+    /// Indexes from 64 on, 64 a word; empty when there are none.
+    private(set) var more: [UInt64] = []
+
+    init() {}
+
+    /// The set whose indexes below 64 are the bits of `first` and the rest those of `more`.
+    @inline(__always) init(first: UInt64, more: [UInt64]) {
+        self.first = first
+        self.more = more
+    }
 
     var isEmpty: Bool { first == 0 && more.allSatisfy { $0 == 0 } }
 
@@ -70,6 +93,36 @@ struct ChangeMask: Equatable {
         var result = lhs
         for index in rhs.indexes { result.insert(index) }
         return result
+    }
+}
+
+extension ManagedObject {
+    /// Set by every change; lets a save give `willSave()` another call (see ``SaveMarks``).
+    var changedSinceWillSave: Bool {
+        @inline(__always) get { saveMarks.contains(.changedSinceWillSave) }
+        @inline(__always) set {
+            if newValue { saveMarks.insert(.changedSinceWillSave) } else { saveMarks.remove(.changedSinceWillSave) }
+        }
+    }
+
+    /// True while a save calls `validateValue(_:forKey:)` after checking the model's rules
+    /// (see ``SaveMarks``).
+    var modelRulesChecked: Bool {
+        @inline(__always) get { saveMarks.contains(.modelRulesChecked) }
+        @inline(__always) set {
+            if newValue { saveMarks.insert(.modelRulesChecked) } else { saveMarks.remove(.modelRulesChecked) }
+        }
+    }
+
+    /// Which properties changed since the last load or save, by change index
+    /// (``EntityLayout/changeIndex(of:)``): the first 64 from the object's `changedBits`, the
+    /// rest (entities of more than 64 properties) from its side record.
+    var changedMask: ChangeMask {
+        @inline(__always) get { ChangeMask(first: changedBits, more: changedOverflow) }
+        @inline(__always) set {
+            changedBits = newValue.first
+            if !newValue.more.isEmpty || !changedOverflow.isEmpty { changedOverflow = newValue.more }
+        }
     }
 }
 

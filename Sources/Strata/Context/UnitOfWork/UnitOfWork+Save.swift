@@ -181,6 +181,6 @@ extension UnitOfWork {
         // new snapshot again (they are the same values).
         object.attributeValues = snapshot.attributes
         if object.entity.layout.transientToOneSlots.isEmpty { object.toOneValues = snapshot.toOne }
-        object.committedToMany = object.toManyValues
+        object.commitToManyContents()
     }
 }
