@@ -86,7 +86,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     //   `ToManyLists`); nil while none is loaded, as for nearly every fetched object.
     // - sideRecord: what most objects never need (see `ObjectSideRecord`); created on first use.
     // - groupLink: what the object shares with the other objects of one fetch: while it is a
-    //   fault of a batched fetch, the fetch's IDs (so firing one loads its whole batch); once
+    //   fault of a batched fetch, its batch's IDs (so firing one loads its whole batch); once
     //   it owns prefetched objects, the targets of that prefetch (see `FetchGroupLink`).
     #if DEBUG
     var toManyLists: ToManyLists?
