@@ -106,8 +106,7 @@ extension ManagedObjectContext {
     private func preloadToMany(_ link: InverseLink, of objects: [ManagedObject]) {
         guard case .toMany(let slot) = link.slot else { return }
         let owners = objects.filter { object in
-            if object.toManyValues.count <= slot { object.sizeToManyStorage() }
-            return object.change != .inserted && !object.objectID.isTemporaryID
+            object.change != .inserted && !object.objectID.isTemporaryID
                 && slot < object.toManyValues.count && object.toManyValues[slot] == nil
         }
         guard owners.count > 1, let loaded = try? requireParentStore().toManyIDs(of: owners.map(\.objectID), relationship: link.relationship, options: .default) else { return }

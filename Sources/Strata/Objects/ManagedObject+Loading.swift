@@ -44,11 +44,8 @@ extension ManagedObject {
         // an unchanged object given new values forgets them (they load again on next use),
         // except transient ones, which no store holds. (An object without a record of to-many
         // contents has none loaded: nothing to forget.)
-        if let lists = toManyLists {
-            let toManyCount = layout.toManyRelationships.count
-            if lists.current.count != toManyCount || (change == .none && !isFaultStorage) {
-                forgetToManyContents(keepingTransientOf: lists, layout: layout)
-            }
+        if let lists = toManyLists, change == .none && !isFaultStorage {
+            forgetToManyContents(keepingTransientOf: lists, layout: layout)
         }
         // Transient attributes start at their defaults the first time an object gets values
         // (a fetched object or a fired fault); later loads keep them, as refreshes reset them.
@@ -64,17 +61,16 @@ extension ManagedObject {
     }
 
     /// Drops the to-many contents `lists` (the object's record) holds, except those of
-    /// transient to-manys when `lists` has a slot for each of the entity's to-manys.
+    /// transient to-manys.
     private func forgetToManyContents(keepingTransientOf lists: ToManyLists, layout: EntityLayout) {
-        let toManyCount = layout.toManyRelationships.count
-        guard lists.current.count == toManyCount && !layout.transientToManySlots.isEmpty else {
+        guard !layout.transientToManySlots.isEmpty else {
             toManyLists = nil
             return
         }
-        var toMany = ToManyValue.unloadedList(count: toManyCount)
+        var toMany = ToManyValue.unloadedList(count: layout.toManyRelationships.count)
         var committed = toMany
         for slot in layout.transientToManySlots {
-            toMany[slot] = lists.current[slot]
+            toMany[slot] = slot < lists.current.count ? lists.current[slot] : nil
             committed[slot] = slot < lists.committed.count ? lists.committed[slot] : nil
         }
         toManyLists = ToManyLists(current: toMany, committed: committed)

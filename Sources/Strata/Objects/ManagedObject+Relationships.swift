@@ -113,7 +113,6 @@ extension ManagedObject {
     /// Loads a to-many relationship's IDs if they are not loaded yet (one query; none for an
     /// object that was never saved), applying the edits recorded while it was not loaded.
     func ensureToManyLoaded(slot: Int) {
-        if toManyValues.count <= slot { sizeToManyStorage() }
         guard slot < toManyValues.count else { return }
         if let current = toManyValues[slot] {
             // Contents installed by someone else (a prefetch) while edits were pending.
@@ -137,7 +136,6 @@ extension ManagedObject {
     /// Installs the stored contents `ids` of a to-many that was not loaded, with the edits
     /// recorded meanwhile applied on top; `ids` become the committed contents.
     func installLoadedToMany(slot: Int, ids: [ManagedObjectID]) {
-        if toManyValues.count <= slot { sizeToManyStorage() }
         guard slot < toManyValues.count, toManyValues[slot] == nil else { return }
         let stored = ToManyValue(ids)
         toManyValues[slot] = takePendingEdits(slot: slot).map { $0.applied(to: stored) } ?? stored
@@ -156,21 +154,11 @@ extension ManagedObject {
     /// suits ordered relationships too). Returns false when the edit must be made on loaded
     /// contents instead.
     private func deferEdit(slot: Int, _ edit: (inout ToManyDelta) -> Void) -> Bool {
-        if toManyValues.count <= slot { sizeToManyStorage() }
         guard slot < toManyValues.count, toManyValues[slot] == nil, change != .inserted, !objectID.isTemporaryID else { return false }
         if change == .none && !pendingToMany.isEmpty { pendingToMany.removeAll() }  // stale
         edit(&pendingToMany[slot, default: ToManyDelta()])
         markChanged(.toMany(slot))
         return true
-    }
-
-    /// Gives the object's to-many lists a slot for each of the entity's to-manys, when its
-    /// record has fewer (an object without a record has them all, unloaded).
-    func sizeToManyStorage() {
-        guard let lists = toManyLists else { return }
-        let count = entity.layout.toManyRelationships.count
-        if lists.current.count < count { toManyValues += Array(repeating: nil, count: count - lists.current.count) }
-        if lists.committed.count < count { committedToMany += Array(repeating: nil, count: count - lists.committed.count) }
     }
 
     /// The objects of a to-many relationship, in order (faults for the ones not loaded yet).

@@ -5,7 +5,9 @@
 /// its to-manys is loaded: most fetched objects never load one, and an object one word smaller
 /// lands in a smaller size class of the allocator. Shared copy on write: every inserted object
 /// of an entity starts with the same record of empty lists (``empty(count:)``), and the first
-/// change copies it. Used only on the object's context's queue, like the object.
+/// change copies it. Every record has one entry per to-many of its object's entity in each list,
+/// as the lists without a record have. Used only on the object's context's queue, like the
+/// object.
 final class ToManyLists {
     /// The current contents.
     var current: [ToManyValue?]
@@ -41,37 +43,45 @@ extension ManagedObject {
     /// copied when it shares one, for a change.
     private var uniqueToManyLists: ToManyLists {
         if toManyLists != nil, isKnownUniquelyReferenced(&toManyLists), let lists = toManyLists { return lists }
-        let count = entity.layout.toManyRelationships.count
         let lists =
             toManyLists.map { ToManyLists(current: $0.current, committed: $0.committed) }
-            ?? ToManyLists(current: ToManyValue.unloadedList(count: count), committed: ToManyValue.unloadedList(count: count))
+            ?? ToManyLists(current: unloadedToManys, committed: unloadedToManys)
         toManyLists = lists
         return lists
+    }
+
+    /// One unloaded entry per to-many of the entity: the lists of an object without a record
+    /// (shared: no allocation).
+    private var unloadedToManys: [ToManyValue?] { ToManyValue.unloadedList(count: entity.layout.toManyRelationships.count) }
+
+    /// Whether setting `list` as either list of an object without a record would change nothing.
+    private func isUnloadedWithoutRecord(_ list: [ToManyValue?]) -> Bool {
+        toManyLists == nil && list.count == entity.layout.toManyRelationships.count && list.allSatisfy { $0 == nil }
     }
 
     /// The current to-many contents, by to-many slot; `nil` entries are not loaded yet. Without
     /// a record, one unloaded entry per to-many of the entity (a shared list: no allocation).
     var toManyValues: [ToManyValue?] {
-        get { toManyLists?.current ?? ToManyValue.unloadedList(count: entity.layout.toManyRelationships.count) }
+        get { toManyLists?.current ?? unloadedToManys }
         _modify {
             let lists = uniqueToManyLists
             yield &lists.current
         }
         set {
-            if toManyLists == nil && newValue.allSatisfy({ $0 == nil }) && newValue.count == entity.layout.toManyRelationships.count { return }
+            if isUnloadedWithoutRecord(newValue) { return }
             uniqueToManyLists.current = newValue
         }
     }
 
     /// The to-many contents as last loaded or saved (see ``toManyValues``).
     var committedToMany: [ToManyValue?] {
-        get { toManyLists?.committed ?? ToManyValue.unloadedList(count: entity.layout.toManyRelationships.count) }
+        get { toManyLists?.committed ?? unloadedToManys }
         _modify {
             let lists = uniqueToManyLists
             yield &lists.committed
         }
         set {
-            if toManyLists == nil && newValue.allSatisfy({ $0 == nil }) && newValue.count == entity.layout.toManyRelationships.count { return }
+            if isUnloadedWithoutRecord(newValue) { return }
             uniqueToManyLists.committed = newValue
         }
     }
