@@ -150,6 +150,13 @@ public final class SQLiteStatement {
     /// The column as an integer (SQLite converts other storage classes).
     @inline(__always) public func int64(at index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
 
+    /// The column as an integer, or `nil` for `NULL`, in one read of the column (see
+    /// ``value(at:)``; SQLite converts other storage classes).
+    @inline(__always) public func optionalInt64(at index: Int32) -> Int64? {
+        guard let value = sqlite3_column_value(handle, index), sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+        return sqlite3_value_int64(value)
+    }
+
     /// The column as a double (SQLite converts other storage classes).
     @inline(__always) public func double(at index: Int32) -> Double { sqlite3_column_double(handle, index) }
 
@@ -169,12 +176,28 @@ public final class SQLiteStatement {
     }
 
     /// The column in its own storage class.
+    ///
+    /// Reads the column once through `sqlite3_column_value` and its storage class and payload
+    /// from that value. Each `sqlite3_column_*` call looks the column up and checks the
+    /// statement's error state again; the type, then the payload (then its length, for text
+    /// and blobs) made two to four such calls a column, the column reads of a fetch twice
+    /// what raw `sqlite3` prepared statements spend (docs/benchmarks.md, "What each change
+    /// bought"). The value is SQLite's own unprotected column value, read here on the thread
+    /// that owns the connection (it is opened `SQLITE_OPEN_NOMUTEX`), before the next step:
+    /// the same conversions as the `sqlite3_column_*` calls, which read it the same way.
     @inline(__always) public func value(at index: Int32) -> SQLiteValue {
-        switch sqlite3_column_type(handle, index) {
-        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
-        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, index))
-        case SQLITE_TEXT: return .text(text(at: index) ?? "")
-        case SQLITE_BLOB: return .blob(blob(at: index) ?? Data())
+        guard let value = sqlite3_column_value(handle, index) else { return .null }
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
+        case SQLITE_FLOAT: return .real(sqlite3_value_double(value))
+        case SQLITE_TEXT:
+            guard let pointer = sqlite3_value_text(value) else { return .text("") }
+            let count = Int(sqlite3_value_bytes(value))
+            return .text(String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            // The pointer first, then the length (SQLite's advice; a zero-length blob has none).
+            guard let pointer = sqlite3_value_blob(value) else { return .blob(Data()) }
+            return .blob(Data(bytes: pointer, count: Int(sqlite3_value_bytes(value))))
         default: return .null
         }
     }

@@ -189,12 +189,12 @@ extension SQLiteStore {
             let relationships = entity.layout.toOneRelationships
             for (slot, column) in columns.enumerated() {
                 var target: ManagedObjectID?
-                if let column, !row.isNull(at: offset + Int32(column.key)) {
+                if let column, let key = row.optionalInt64(at: offset + Int32(column.key)) {
                     var destination = relationships[slot].destinationEntity ?? entity
                     if let codeColumn = column.entityCode, let concrete = store.model.entity(forCode: row.int64(at: offset + Int32(codeColumn))) {
                         destination = concrete
                     }
-                    target = spaces.id(destination, primaryKey: row.int64(at: offset + Int32(column.key)))
+                    target = spaces.id(destination, primaryKey: key)
                 }
                 (targets + slot).initialize(to: target)
             }
