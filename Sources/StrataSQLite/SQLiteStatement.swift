@@ -148,11 +148,11 @@ public final class SQLiteStatement {
     }
 
     /// The column as an integer (SQLite converts other storage classes).
-    @inline(__always) public func int64(at index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+    @inlinable @inline(__always) public func int64(at index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
 
     /// The column as an integer, or `nil` for `NULL`, in one read of the column (see
     /// ``value(at:)``; SQLite converts other storage classes).
-    @inline(__always) public func optionalInt64(at index: Int32) -> Int64? {
+    @inlinable @inline(__always) public func optionalInt64(at index: Int32) -> Int64? {
         guard let value = sqlite3_column_value(handle, index), sqlite3_value_type(value) != SQLITE_NULL else { return nil }
         return sqlite3_value_int64(value)
     }
@@ -185,7 +185,9 @@ public final class SQLiteStatement {
     /// bought"). The value is SQLite's own unprotected column value, read here on the thread
     /// that owns the connection (it is opened `SQLITE_OPEN_NOMUTEX`), before the next step:
     /// the same conversions as the `sqlite3_column_*` calls, which read it the same way.
-    @inline(__always) public func value(at index: Int32) -> SQLiteValue {
+    /// Inlinable, so that a caller converting the value to its own type (the store's row
+    /// decoder) compiles the two switches into one, without the call in between.
+    @inlinable @inline(__always) public func value(at index: Int32) -> SQLiteValue {
         guard let value = sqlite3_column_value(handle, index) else { return .null }
         switch sqlite3_value_type(value) {
         case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
