@@ -5,8 +5,7 @@ import Testing
 /// A column read with `SQLiteStatement.value(at:)` comes back in the storage class SQLite holds
 /// it in, whatever the column's declared type (SQLite's dynamic typing: a column's affinity
 /// converts what it can on insert and keeps the rest as given), with the payload exactly as
-/// stored. `value(at:)` reads the column once through `sqlite3_column_value`; these cases pin
-/// what the `sqlite3_column_*` calls it replaced returned.
+/// stored. (`value(at:)` reads the column once, through `sqlite3_column_value`.)
 @Suite("SQLite column values")
 struct SQLiteColumnValueTests {
     private func values(_ select: String, on connection: SQLiteConnection) throws -> [[SQLiteValue]] {
@@ -16,8 +15,9 @@ struct SQLiteColumnValueTests {
         return rows
     }
 
-    /// Each storage class, in a column whose affinity could not convert it, keeps its class and
-    /// payload; SQLite's `typeof()` agrees with the class read.
+    /// Values of every storage class, in columns of every affinity (which converts what it can
+    /// on insert), read back in the class SQLite holds them in, payload intact; SQLite's
+    /// `typeof()` names the same class.
     @Test func everyStorageClassReadsAsStored() throws {
         let connection = try SQLiteConnection(path: ":memory:")
         try connection.execute("CREATE TABLE t (n INTEGER, r REAL, s TEXT, b BLOB)")
