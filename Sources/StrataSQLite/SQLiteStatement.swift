@@ -151,7 +151,8 @@ public final class SQLiteStatement {
     @inlinable @inline(__always) public func int64(at index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
 
     /// The column as an integer, or `nil` for `NULL`, in one read of the column (see
-    /// ``value(at:)``; SQLite converts other storage classes).
+    /// ``value(at:)``; SQLite converts other storage classes). Call it on the thread using the
+    /// statement, while the statement is on a row (after ``step()`` returned `true`).
     @inlinable @inline(__always) public func optionalInt64(at index: Int32) -> Int64? {
         guard let value = sqlite3_column_value(handle, index), sqlite3_value_type(value) != SQLITE_NULL else { return nil }
         return sqlite3_value_int64(value)
