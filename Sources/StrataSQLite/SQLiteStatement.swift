@@ -161,19 +161,35 @@ public final class SQLiteStatement {
     /// The column as a double (SQLite converts other storage classes).
     @inline(__always) public func double(at index: Int32) -> Double { sqlite3_column_double(handle, index) }
 
-    /// The column as text, or `nil` for `NULL`.
+    /// The column as text, or `nil` for `NULL` (SQLite converts other storage classes), in one
+    /// read of the column (see ``value(at:)``). Call it on the thread using the statement,
+    /// while the statement is on a row.
     @inline(__always) public func text(at index: Int32) -> String? {
-        guard let pointer = sqlite3_column_text(handle, index) else { return nil }
-        let count = Int(sqlite3_column_bytes(handle, index))
+        guard let value = sqlite3_column_value(handle, index), sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+        return Self.string(of: value)
+    }
+
+    /// The column as bytes, or `nil` for `NULL` (SQLite converts other storage classes), in
+    /// one read of the column (see ``value(at:)``). Call it on the thread using the statement,
+    /// while the statement is on a row.
+    @inline(__always) public func blob(at index: Int32) -> Data? {
+        guard let value = sqlite3_column_value(handle, index), sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+        return Self.data(of: value)
+    }
+
+    /// The text of a column's value, as UTF-8 (invalid bytes repaired to U+FFFD); empty if
+    /// SQLite cannot give it (out of memory).
+    @usableFromInline @inline(__always) static func string(of value: OpaquePointer) -> String {
+        guard let pointer = sqlite3_value_text(value) else { return "" }
+        let count = Int(sqlite3_value_bytes(value))
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
-    /// The column as bytes, or `nil` for `NULL`.
-    @inline(__always) public func blob(at index: Int32) -> Data? {
-        if sqlite3_column_type(handle, index) == SQLITE_NULL { return nil }
-        let count = Int(sqlite3_column_bytes(handle, index))
-        guard count > 0, let pointer = sqlite3_column_blob(handle, index) else { return Data() }
-        return Data(bytes: pointer, count: count)
+    /// The bytes of a column's value. The pointer is taken first, then the length (SQLite's
+    /// advice); a zero-length blob has no pointer.
+    @usableFromInline @inline(__always) static func data(of value: OpaquePointer) -> Data {
+        guard let pointer = sqlite3_value_blob(value) else { return Data() }
+        return Data(bytes: pointer, count: Int(sqlite3_value_bytes(value)))
     }
 
     /// The column in its own storage class.
@@ -193,14 +209,8 @@ public final class SQLiteStatement {
         switch sqlite3_value_type(value) {
         case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
         case SQLITE_FLOAT: return .real(sqlite3_value_double(value))
-        case SQLITE_TEXT:
-            guard let pointer = sqlite3_value_text(value) else { return .text("") }
-            let count = Int(sqlite3_value_bytes(value))
-            return .text(String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self))
-        case SQLITE_BLOB:
-            // The pointer first, then the length (SQLite's advice; a zero-length blob has none).
-            guard let pointer = sqlite3_value_blob(value) else { return .blob(Data()) }
-            return .blob(Data(bytes: pointer, count: Int(sqlite3_value_bytes(value))))
+        case SQLITE_TEXT: return .text(Self.string(of: value))
+        case SQLITE_BLOB: return .blob(Self.data(of: value))
         default: return .null
         }
     }

@@ -68,4 +68,19 @@ struct SQLiteColumnValueTests {
         try connection.cachedStatement("SELECT k FROM t ORDER BY rowid").forEachRow { keys.append($0.optionalInt64(at: 0)) }
         #expect(keys == [nil, 0, 17, 2, 12])
     }
+
+    /// `text(at:)` and `blob(at:)` are nil for NULL only: empty text and a zero-length blob are
+    /// values, and other storage classes convert as `sqlite3_column_text` and
+    /// `sqlite3_column_blob` convert them (a number to its text; text to its UTF-8 bytes).
+    @Test func textAndBlobTellNullFromEmpty() throws {
+        let connection = try SQLiteConnection(path: ":memory:")
+        try connection.execute("CREATE TABLE t (v)")
+        try connection.execute("INSERT INTO t VALUES (NULL), (''), (x''), ('héllo'), (x'00ff'), (42), (1.5), (zeroblob(2))")
+        var texts: [String?] = []
+        var blobs: [Data?] = []
+        try connection.cachedStatement("SELECT v FROM t ORDER BY rowid").forEachRow { texts.append($0.text(at: 0)) }
+        try connection.cachedStatement("SELECT v FROM t ORDER BY rowid").forEachRow { blobs.append($0.blob(at: 0)) }
+        #expect(texts == [nil, "", "", "héllo", "\0\u{FFFD}", "42", "1.5", "\0\0"])
+        #expect(blobs == [nil, Data(), Data(), Data("héllo".utf8), Data([0, 255]), Data("42".utf8), Data("1.5".utf8), Data(count: 2)])
+    }
 }

@@ -28,7 +28,7 @@ extension SQLiteStore {
                             if row.isNull(at: key) {
                                 values.append(.object(nil))
                             } else {
-                                let entity = row.isNull(at: entityCode) ? nil : model.entity(forCode: row.int64(at: entityCode))
+                                let entity = row.optionalInt64(at: entityCode).flatMap(model.entity(forCode:))
                                 values.append(.object(spaces.id(entity ?? fallback, primaryKey: row.int64(at: key))))
                             }
                         }

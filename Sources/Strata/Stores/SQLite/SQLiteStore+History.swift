@@ -171,7 +171,7 @@ extension SQLiteStore: HistoryStoreBackend {
     /// stays after the history is deleted); 0 when none.
     static func lastTransactionNumber(on connection: SQLiteConnection) throws -> Int64 {
         var number: Int64 = 0
-        try connection.cachedStatement(HistoryStatements.lastTransaction).forEachRow { number = $0.isNull(at: 0) ? 0 : $0.int64(at: 0) }
+        try connection.cachedStatement(HistoryStatements.lastTransaction).forEachRow { number = $0.optionalInt64(at: 0) ?? 0 }
         return number
     }
 
