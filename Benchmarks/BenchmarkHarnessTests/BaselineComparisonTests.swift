@@ -96,7 +96,9 @@ struct BaselineComparisonTests {
 @Suite("Baseline store")
 struct BaselineStoreTests {
     @Test func saveAndLoad() throws {
-        let store = BaselineStore(directory: try Fixtures.temporaryDirectory() + "/nested/baselines")
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = BaselineStore(directory: directory + "/nested/baselines")
         var report = Fixtures.report([Fixtures.results("fetch", [.wallClock: 42])])
         report.comparison = BaselineComparison(baselineName: "old", deltas: [])
         try store.save(report, as: "main")
@@ -106,7 +108,9 @@ struct BaselineStoreTests {
     }
 
     @Test func missingFile() throws {
-        let store = BaselineStore(directory: try Fixtures.temporaryDirectory())
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = BaselineStore(directory: directory)
         #expect {
             try store.load("absent")
         } throws: { error in
@@ -118,6 +122,7 @@ struct BaselineStoreTests {
     @Test(arguments: ["not json", "{\"suite\": \"x\"}", "{\"benchmarks\": [{\"name\": 1}]}", "[]"])
     func corruptedFile(_ contents: String) throws {
         let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         try contents.write(toFile: directory + "/bad.json", atomically: true, encoding: .utf8)
         let store = BaselineStore(directory: directory)
         #expect {

@@ -116,6 +116,7 @@ struct SuiteRunTests {
 
     @Test func baselineUpdateThenCompare() throws {
         let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let update = CapturedConsole()
         #expect(makeSuite().run(arguments: ["bench", "baseline", "update", "main", "--baseline-dir", directory, "--filter", "noop"], output: update.output) == 0)
         #expect(FileManager.default.fileExists(atPath: directory + "/main.json"))
@@ -152,7 +153,9 @@ struct SuiteRunTests {
     }
 
     @Test func outputFileReceivesTheReport() throws {
-        let path = try Fixtures.temporaryDirectory() + "/report.md"
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/report.md"
         let console = CapturedConsole()
         #expect(makeSuite().run(arguments: ["bench", "--filter", "noop", "--format", "markdown", "--output", path], output: console.output) == 0)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == console.standardOutput)

@@ -30,7 +30,7 @@ enum Fixtures {
         )
     }
 
-    /// A fresh empty directory under the temporary directory.
+    /// A fresh empty directory under the temporary directory. The caller removes it (`defer`).
     static func temporaryDirectory() throws -> String {
         let path = FileManager.default.temporaryDirectory
             .appendingPathComponent("harness-tests-\(UUID().uuidString)").path
