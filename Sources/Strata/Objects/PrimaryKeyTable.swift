@@ -66,9 +66,10 @@ final class PrimaryKeyTable {
     // Like the registry, the table is confined to its context's queue; release builds skip
     // the runtime's exclusivity checks on its fields (see `ManagedObject`'s hot fields), debug
     // builds keep them.
-    // `livePages`: how many pages the directory holds. `removeAll()` walks the directory only
-    // when some are (a table over a million keys has a directory of 15,625 places, and a loop
-    // of small fetches each followed by a `reset()` finds the pages gone already).
+    // `livePages`: how many pages the directory holds. `removeAll()` and `entries` walk the
+    // directory only as far as its last live page (a table over a million keys has a directory
+    // of 15,625 places, and a loop of small fetches each followed by a `reset()` finds the pages
+    // gone already).
     // `pages` and `sparePages` own one retain of each page they hold (see the type's comment).
     #if DEBUG
     private var pages: [Unmanaged<Page>?] = []
@@ -162,11 +163,12 @@ final class PrimaryKeyTable {
     /// Forgets every entry, keeping the directory's storage and up to ``sparePageLimit`` pages.
     func removeAll() {
         sparse.removeAll()
-        guard livePages > 0 else { return }
-        livePages = 0
-        for index in pages.indices {
+        var index = 0
+        while livePages > 0 && index < pages.count {
+            defer { index += 1 }
             guard let page = pages[index] else { continue }
             pages[index] = nil
+            livePages -= 1
             retire(page, clearing: true)
         }
     }
@@ -180,11 +182,18 @@ final class PrimaryKeyTable {
         sparePages.append(page)
     }
 
-    /// Every entry (pages in key order, then the sparse ones).
+    /// Every entry (pages in key order, then the sparse ones). The directory is walked only as
+    /// far as its last live page: a `reset()` after the objects of a fetch went (a loop of
+    /// `fetchLimit` pages) finds none and walks nothing, where it walked all 15,625 places of a
+    /// million-key directory, a tenth of such a fetch (docs/benchmarks.md).
     var entries: [Entry] {
         var result: [Entry] = []
-        for page in pages {
-            guard let page else { continue }
+        var pagesLeft = livePages
+        var index = 0
+        while pagesLeft > 0 && index < pages.count {
+            defer { index += 1 }
+            guard let page = pages[index] else { continue }
+            pagesLeft -= 1
             page._withUnsafeGuaranteedRef { page in
                 for slot in 0..<Self.pageSize {
                     if let entry = page.entry(at: slot) { result.append(entry) }

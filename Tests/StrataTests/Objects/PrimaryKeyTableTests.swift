@@ -36,6 +36,24 @@ struct PrimaryKeyTableTests {
         #expect(table.entries.isEmpty)
     }
 
+    @Test("entries and removeAll reach the last live page, past pages emptied before it")
+    func walksReachTheLastLivePage() {
+        let table = PrimaryKeyTable()
+        let objects = ModelFixtures.detachedPeople(4)
+        // Pages 0, 9,000 and 15,000 of the directory, and one beyond the paged range.
+        let numbers: [Int64] = [3, 64 * 9_000 + 1, 64 * 15_000 + 63, Int64(1) << 40]
+        for (object, number) in zip(objects, numbers) { #expect(table.set(Self.entry(object), at: number)) }
+        // The first page empties; the walk still finds the pages after it.
+        #expect(table.remove(at: numbers[0], ifItIs: Self.entry(objects[0])))
+        #expect(Set(table.entries.map { $0.toOpaque() }) == Set(objects.dropFirst().map { Self.entry($0).toOpaque() }))
+        // removeAll forgets the last page too, and the table works again afterwards.
+        table.removeAll()
+        #expect(table.entries.isEmpty)
+        #expect(numbers.allSatisfy { table.object(at: $0) == nil })
+        #expect(table.set(Self.entry(objects[2]), at: numbers[2]))
+        #expect(table.entries.map { $0.toOpaque() } == [Self.entry(objects[2]).toOpaque()])
+    }
+
     @Test("pages emptied by removals and by removeAll come back empty and working, beyond the spare limit too")
     func pagesAreReused() {
         let table = PrimaryKeyTable()
