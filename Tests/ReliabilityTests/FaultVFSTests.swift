@@ -51,11 +51,12 @@ struct FaultVFSTests {
 
     @Test("Kill mode SIGKILLs the process at the chosen operation")
     func killMode() async {
-        await #expect(processExitsWith: .signal(SIGKILL)) {
+        // The folder belongs to this process: the child is killed without running deinitializers.
+        let directory = TemporaryDirectory(prefix: "strata-vfs")
+        await #expect(processExitsWith: .signal(SIGKILL)) { [store = directory.file("a.sqlite") as URL] in
             guard let vfs = FaultVFS.register(name: "test-fault-kill") else { return }
-            let directory = TemporaryDirectory(prefix: "strata-vfs")
             vfs.arm(.write, at: 0, mode: .kill)
-            _ = try? BankWorkload.createStore(at: directory.file("a.sqlite"), settings: StoreSettings(journal: .wal, vfsName: vfs.name), accounts: 4)
+            _ = try? BankWorkload.createStore(at: store, settings: StoreSettings(journal: .wal, vfsName: vfs.name), accounts: 4)
         }
     }
 }

@@ -56,11 +56,12 @@ struct ConcurrencyDebugTests {
 
     @Test("STRATA_SQL_DEBUG prints statements and their time on standard error")
     func sqlDebug() async throws {
-        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+        // The folder belongs to this process: the child exits without running deinitializers.
+        let directory = TemporaryDirectory()
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [store = directory.file("debug.sqlite") as URL] in
             setenv("STRATA_SQL_DEBUG", "2", 1)
-            let directory = TemporaryDirectory()
             let coordinator = PersistentStoreCoordinator(managedObjectModel: ModelFixtures.people())
-            _ = try? coordinator.addPersistentStore(type: .sqlite, at: directory.file("debug.sqlite"))
+            _ = try? coordinator.addPersistentStore(type: .sqlite, at: store)
             let context = ManagedObjectContext(concurrencyType: .privateQueue)
             context.persistentStoreCoordinator = coordinator
             context.performAndWait {

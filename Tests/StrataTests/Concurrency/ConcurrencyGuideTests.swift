@@ -338,10 +338,11 @@ struct ConcurrencyGuideTests {
 
     @Test("debug mode: an object used off its queue traps")
     func debugMode() async {
-        await #expect(processExitsWith: .failure) {
+        // The folder belongs to this process: the child traps without running deinitializers.
+        let directory = TemporaryDirectory()
+        await #expect(processExitsWith: .failure) { [store = directory.file("Guide.sqlite") as URL] in
             setenv("STRATA_CONCURRENCY_DEBUG", "1", 1)
-            let directory = TemporaryDirectory()
-            guard let container = try? Guide.makeContainer(storeURL: directory.file("Guide.sqlite")) else { return }
+            guard let container = try? Guide.makeContainer(storeURL: store) else { return }
             let context = container.newBackgroundContext()
             let request = FetchRequest<Guide.Person>(entityName: "Person")
             context.performAndWait {

@@ -228,11 +228,14 @@ struct AsynchronousFetchTests {
                 }
                 _ = try? context.execute(request)
             }
-            exit(done.wait(timeout: .now() + 60) == .success ? 0 : 1)
+            let completed = done.wait(timeout: .now() + 60) == .success
+            stack.directory.remove()  // exit(_:) runs no deinitializers
+            exit(completed ? 0 : 1)
         }
         await #expect(processExitsWith: .failure) {
             setenv("STRATA_CONCURRENCY_DEBUG", "1", 1)
             let stack = try AsynchronousFetchTests.people(.inMemory)
+            stack.directory.remove()  // unused by an in-memory store; the trap runs no deinitializers
             let context = stack.newContext()
             nonisolated(unsafe) var leaked: AsynchronousFetchResult<ManagedObject>?
             context.performAndWait {
