@@ -171,6 +171,8 @@ final class PrimaryKeyTable {
             livePages -= 1
             retire(page, clearing: true)
         }
+        // The early stop relies on `livePages` counting the directory's pages (debug builds check).
+        assert(!pages.contains { $0 != nil }, "PrimaryKeyTable: livePages missed a page of the directory")
     }
 
     /// Takes a page the directory no longer holds: its retain passes to the spares (emptied
