@@ -27,7 +27,9 @@ struct GraphPropertyTests {
     func smallGraphEveryBatch(kind: TestStack.Kind) throws {
         let stack = try TestStack(model: GraphFixtures.network(), kind: kind)
         let driver = GraphDriver(stack: stack, seed: Self.seed &+ 7, maximumBatch: 60)
-        driver.afterSave = {
+        // Unowned: the driver holds this closure, and a strong capture kept both (and the
+        // stack with its folder) alive after the test.
+        driver.afterSave = { [unowned driver] in
             try stack.reopen()
             try driver.verify(in: stack.newContext())
             try driver.reloadIDs()

@@ -16,13 +16,22 @@ final class DifferentialEngines: Sendable {
     /// Built once per test process (lazily, thread-safely).
     static let shared: Result<DifferentialEngines, StrataError> = {
         do {
-            return .success(try DifferentialEngines(seed: seed))
+            let engines = try DifferentialEngines(seed: seed)
+            // A static is never deinitialized: the stacks' folders go when the process exits.
+            atexit { DifferentialEngines.removeFolders() }
+            return .success(engines)
         } catch let error as StrataError {
             return .failure(error)
         } catch {
             return .failure(StrataError(code: StrataError.Code.coreData, message: "\(error)"))
         }
     }()
+
+    /// Removes the three stacks' folders (registered with `atexit` once they exist).
+    private static func removeFolders() {
+        guard case .success(let engines) = shared else { return }
+        for stack in [engines.sqlite, engines.memory, engines.pending] { stack.directory.remove() }
+    }
 
     let seed: UInt64
     let model: ManagedObjectModel
