@@ -58,5 +58,6 @@ struct FaultVFSTests {
             vfs.arm(.write, at: 0, mode: .kill)
             _ = try? BankWorkload.createStore(at: store, settings: StoreSettings(journal: .wal, vfsName: vfs.name), accounts: 4)
         }
+        withExtendedLifetime(directory) {}  // the folder outlives the child
     }
 }

@@ -71,6 +71,7 @@ struct ConcurrencyDebugTests {
             }
             exit(0)
         }
+        withExtendedLifetime(directory) {}  // the folder outlives the child
         let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(output.contains("Strata: sql: SELECT"))
         #expect(output.contains("'Zoë'"))  // level 2 shows bound values

@@ -352,5 +352,6 @@ struct ConcurrencyGuideTests {
             let person = try? context.performAndWait { try context.fetch(request).first }  // the object escapes its queue…
             person?.name = "Zoë"  // …and is used off it: traps in debug mode
         }
+        withExtendedLifetime(directory) {}  // the folder outlives the child
     }
 }
