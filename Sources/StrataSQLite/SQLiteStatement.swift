@@ -154,7 +154,7 @@ public final class SQLiteStatement {
     /// ``value(at:)``; SQLite converts other storage classes). Call it on the thread using the
     /// statement, while the statement is on a row (after ``step()`` returned `true`).
     @inlinable @inline(__always) public func optionalInt64(at index: Int32) -> Int64? {
-        guard let value = sqlite3_column_value(handle, index), sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+        guard let value = nonNullValue(at: index) else { return nil }
         return sqlite3_value_int64(value)
     }
 
@@ -165,7 +165,7 @@ public final class SQLiteStatement {
     /// read of the column (see ``value(at:)``). Call it on the thread using the statement,
     /// while the statement is on a row.
     @inline(__always) public func text(at index: Int32) -> String? {
-        guard let value = sqlite3_column_value(handle, index), sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+        guard let value = nonNullValue(at: index) else { return nil }
         return Self.string(of: value)
     }
 
@@ -173,8 +173,15 @@ public final class SQLiteStatement {
     /// one read of the column (see ``value(at:)``). Call it on the thread using the statement,
     /// while the statement is on a row.
     @inline(__always) public func blob(at index: Int32) -> Data? {
-        guard let value = sqlite3_column_value(handle, index), sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+        guard let value = nonNullValue(at: index) else { return nil }
         return Self.data(of: value)
+    }
+
+    /// The column's value (SQLite's unprotected value, see ``value(at:)``), or `nil` for `NULL`:
+    /// the one read of the column that the optional typed reads start from.
+    @usableFromInline @inline(__always) func nonNullValue(at index: Int32) -> OpaquePointer? {
+        guard let value = sqlite3_column_value(handle, index), sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+        return value
     }
 
     /// The text of a column's value, as UTF-8 (invalid bytes repaired to U+FFFD); empty if
