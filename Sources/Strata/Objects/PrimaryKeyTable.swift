@@ -163,16 +163,28 @@ final class PrimaryKeyTable {
     /// Forgets every entry, keeping the directory's storage and up to ``sparePageLimit`` pages.
     func removeAll() {
         sparse.removeAll()
-        var index = 0
-        while livePages > 0 && index < pages.count {
-            defer { index += 1 }
-            guard let page = pages[index] else { continue }
+        forEachLivePage { index, page in
             pages[index] = nil
-            livePages -= 1
             retire(page, clearing: true)
         }
+        livePages = 0
         // The early stop relies on `livePages` counting the directory's pages (debug builds check).
         assert(!pages.contains { $0 != nil }, "PrimaryKeyTable: livePages missed a page of the directory")
+    }
+
+    /// Calls `body` with the index and page of each page the directory holds, in key order,
+    /// and stops after the last of the `livePages` it counted on entry (`body` may clear the
+    /// place it is given).
+    @inline(__always) private func forEachLivePage(_ body: (Int, Unmanaged<Page>) -> Void) {
+        var pagesLeft = livePages
+        var index = 0
+        while pagesLeft > 0 && index < pages.count {
+            if let page = pages[index] {
+                pagesLeft -= 1
+                body(index, page)
+            }
+            index += 1
+        }
     }
 
     /// Takes a page the directory no longer holds: its retain passes to the spares (emptied
@@ -190,12 +202,7 @@ final class PrimaryKeyTable {
     /// million-key directory, a tenth of such a fetch (docs/benchmarks.md).
     var entries: [Entry] {
         var result: [Entry] = []
-        var pagesLeft = livePages
-        var index = 0
-        while pagesLeft > 0 && index < pages.count {
-            defer { index += 1 }
-            guard let page = pages[index] else { continue }
-            pagesLeft -= 1
+        forEachLivePage { _, page in
             page._withUnsafeGuaranteedRef { page in
                 for slot in 0..<Self.pageSize {
                     if let entry = page.entry(at: slot) { result.append(entry) }
