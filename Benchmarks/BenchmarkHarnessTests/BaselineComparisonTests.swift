@@ -96,40 +96,40 @@ struct BaselineComparisonTests {
 @Suite("Baseline store")
 struct BaselineStoreTests {
     @Test func saveAndLoad() throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = BaselineStore(directory: directory + "/nested/baselines")
-        var report = Fixtures.report([Fixtures.results("fetch", [.wallClock: 42])])
-        report.comparison = BaselineComparison(baselineName: "old", deltas: [])
-        try store.save(report, as: "main")
-        let loaded = try store.load("main")
-        #expect(loaded.benchmarks == report.benchmarks)
-        #expect(loaded.comparison == nil)
+        try Fixtures.withTemporaryDirectory { directory in
+            let store = BaselineStore(directory: directory + "/nested/baselines")
+            var report = Fixtures.report([Fixtures.results("fetch", [.wallClock: 42])])
+            report.comparison = BaselineComparison(baselineName: "old", deltas: [])
+            try store.save(report, as: "main")
+            let loaded = try store.load("main")
+            #expect(loaded.benchmarks == report.benchmarks)
+            #expect(loaded.comparison == nil)
+        }
     }
 
     @Test func missingFile() throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = BaselineStore(directory: directory)
-        #expect {
-            try store.load("absent")
-        } throws: { error in
-            guard let error = error as? BaselineError, case .notFound = error else { return false }
-            return error.description.contains("baseline update absent")
+        try Fixtures.withTemporaryDirectory { directory in
+            let store = BaselineStore(directory: directory)
+            #expect {
+                try store.load("absent")
+            } throws: { error in
+                guard let error = error as? BaselineError, case .notFound = error else { return false }
+                return error.description.contains("baseline update absent")
+            }
         }
     }
 
     @Test(arguments: ["not json", "{\"suite\": \"x\"}", "{\"benchmarks\": [{\"name\": 1}]}", "[]"])
     func corruptedFile(_ contents: String) throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try contents.write(toFile: directory + "/bad.json", atomically: true, encoding: .utf8)
-        let store = BaselineStore(directory: directory)
-        #expect {
-            try store.load("bad")
-        } throws: { error in
-            guard let error = error as? BaselineError, case .corrupted = error else { return false }
-            return error.description.contains("corrupted")
+        try Fixtures.withTemporaryDirectory { directory in
+            try contents.write(toFile: directory + "/bad.json", atomically: true, encoding: .utf8)
+            let store = BaselineStore(directory: directory)
+            #expect {
+                try store.load("bad")
+            } throws: { error in
+                guard let error = error as? BaselineError, case .corrupted = error else { return false }
+                return error.description.contains("corrupted")
+            }
         }
     }
 

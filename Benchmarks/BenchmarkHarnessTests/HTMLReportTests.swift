@@ -123,35 +123,35 @@ struct HTMLReportTests {
     }
 
     @Test func suiteRunWritesTheHTMLReportAndCharts() throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let suite = BenchmarkSuite(name: "Tiny")
-        suite.pair("sum 1k", configuration: tinyConfiguration) { context in
-            let total = (0..<1_000).reduce(0, +)
-            context.blackHole(total)
-            return RowDigest(count: 1_000, checksum: UInt64(total))
-        } raw: { context in
-            let total = (0..<1_000).reduce(0, +)
-            context.blackHole(total)
-            return RowDigest(count: 1_000, checksum: UInt64(total))
-        }
-        let console = CapturedConsole()
-        let html = directory + "/report.html"
-        let code = suite.run(arguments: ["bench", "--html", html, "--svg-dir", directory + "/charts"], output: console.output)
-        #expect(code == 0)
-        #expect(console.errorText.contains("HTML report written to \(html)"))
-        let page = try String(contentsOfFile: html, encoding: .utf8)
-        #expect(ElementCounter.parse(page) != nil)
-        #expect(FileManager.default.fileExists(atPath: directory + "/charts/pairs-wall-clock-ratio.svg"))
+        try Fixtures.withTemporaryDirectory { directory in
+            let suite = BenchmarkSuite(name: "Tiny")
+            suite.pair("sum 1k", configuration: tinyConfiguration) { context in
+                let total = (0..<1_000).reduce(0, +)
+                context.blackHole(total)
+                return RowDigest(count: 1_000, checksum: UInt64(total))
+            } raw: { context in
+                let total = (0..<1_000).reduce(0, +)
+                context.blackHole(total)
+                return RowDigest(count: 1_000, checksum: UInt64(total))
+            }
+            let console = CapturedConsole()
+            let html = directory + "/report.html"
+            let code = suite.run(arguments: ["bench", "--html", html, "--svg-dir", directory + "/charts"], output: console.output)
+            #expect(code == 0)
+            #expect(console.errorText.contains("HTML report written to \(html)"))
+            let page = try String(contentsOfFile: html, encoding: .utf8)
+            #expect(ElementCounter.parse(page) != nil)
+            #expect(FileManager.default.fileExists(atPath: directory + "/charts/pairs-wall-clock-ratio.svg"))
 
-        // --from-json renders a stored report without running anything.
-        let json = directory + "/report.json"
-        try Data(JSONReport.render(fixtureReport()).utf8).write(to: URL(fileURLWithPath: json))
-        let again = CapturedConsole()
-        let rendered = directory + "/again.html"
-        #expect(suite.run(arguments: ["bench", "--from-json", json, "--html", rendered, "--format", "markdown"], output: again.output) == 0)
-        #expect(again.standardOutput.hasPrefix("# Strata benchmarks: Fixture"))
-        #expect(try String(contentsOfFile: rendered, encoding: .utf8).contains("fetch N as faults"))
+            // --from-json renders a stored report without running anything.
+            let json = directory + "/report.json"
+            try Data(JSONReport.render(fixtureReport()).utf8).write(to: URL(fileURLWithPath: json))
+            let again = CapturedConsole()
+            let rendered = directory + "/again.html"
+            #expect(suite.run(arguments: ["bench", "--from-json", json, "--html", rendered, "--format", "markdown"], output: again.output) == 0)
+            #expect(again.standardOutput.hasPrefix("# Strata benchmarks: Fixture"))
+            #expect(try String(contentsOfFile: rendered, encoding: .utf8).contains("fetch N as faults"))
+        }
     }
 
     @Test func commandLineTakesTheReportPaths() throws {

@@ -115,50 +115,51 @@ struct SuiteRunTests {
     }
 
     @Test func baselineUpdateThenCompare() throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let update = CapturedConsole()
-        #expect(makeSuite().run(arguments: ["bench", "baseline", "update", "main", "--baseline-dir", directory, "--filter", "noop"], output: update.output) == 0)
-        #expect(FileManager.default.fileExists(atPath: directory + "/main.json"))
+        try Fixtures.withTemporaryDirectory { directory in
+            let update = CapturedConsole()
+            #expect(makeSuite().run(arguments: ["bench", "baseline", "update", "main", "--baseline-dir", directory, "--filter", "noop"], output: update.output) == 0)
+            #expect(FileManager.default.fileExists(atPath: directory + "/main.json"))
 
-        let missing = CapturedConsole()
-        #expect(makeSuite().run(arguments: ["bench", "baseline", "compare", "other", "--baseline-dir", directory], output: missing.output) == 1)
-        #expect(missing.errorText.contains("no baseline named \"other\""))
+            let missing = CapturedConsole()
+            #expect(makeSuite().run(arguments: ["bench", "baseline", "compare", "other", "--baseline-dir", directory], output: missing.output) == 1)
+            #expect(missing.errorText.contains("no baseline named \"other\""))
 
-        // Rewrite the stored baseline so that this run must be a regression, then an improvement.
-        let store = BaselineStore(directory: directory)
-        var stored = try store.load("main")
-        stored.benchmarks = stored.benchmarks.map { results in
-            var copy = results
-            copy.statistics = [.mallocCountTotal: MetricStatistics(constant: -100)]
-            return copy
+            // Rewrite the stored baseline so that this run must be a regression, then an improvement.
+            let store = BaselineStore(directory: directory)
+            var stored = try store.load("main")
+            stored.benchmarks = stored.benchmarks.map { results in
+                var copy = results
+                copy.statistics = [.mallocCountTotal: MetricStatistics(constant: -100)]
+                return copy
+            }
+            try store.save(stored, as: "main")
+            let compare = CapturedConsole()
+            #expect(makeSuite().run(arguments: ["bench", "baseline", "compare", "main", "--baseline-dir", directory, "--filter", "noop"], output: compare.output) == 2)
+            #expect(compare.standardOutput.contains("REGRESSION"))
+
+            stored.benchmarks = stored.benchmarks.map { results in
+                var copy = results
+                copy.statistics = [.mallocCountTotal: MetricStatistics(constant: 1_000_000)]
+                return copy
+            }
+            try store.save(stored, as: "main")
+            #expect(makeSuite().run(arguments: ["bench", "baseline", "compare", "main", "--baseline-dir", directory, "--filter", "noop"], output: CapturedConsole().output) == 4)
+
+            try "{oops".write(toFile: directory + "/main.json", atomically: true, encoding: .utf8)
+            let corrupted = CapturedConsole()
+            #expect(makeSuite().run(arguments: ["bench", "baseline", "compare", "main", "--baseline-dir", directory], output: corrupted.output) == 1)
+            #expect(corrupted.errorText.contains("corrupted"))
         }
-        try store.save(stored, as: "main")
-        let compare = CapturedConsole()
-        #expect(makeSuite().run(arguments: ["bench", "baseline", "compare", "main", "--baseline-dir", directory, "--filter", "noop"], output: compare.output) == 2)
-        #expect(compare.standardOutput.contains("REGRESSION"))
-
-        stored.benchmarks = stored.benchmarks.map { results in
-            var copy = results
-            copy.statistics = [.mallocCountTotal: MetricStatistics(constant: 1_000_000)]
-            return copy
-        }
-        try store.save(stored, as: "main")
-        #expect(makeSuite().run(arguments: ["bench", "baseline", "compare", "main", "--baseline-dir", directory, "--filter", "noop"], output: CapturedConsole().output) == 4)
-
-        try "{oops".write(toFile: directory + "/main.json", atomically: true, encoding: .utf8)
-        let corrupted = CapturedConsole()
-        #expect(makeSuite().run(arguments: ["bench", "baseline", "compare", "main", "--baseline-dir", directory], output: corrupted.output) == 1)
-        #expect(corrupted.errorText.contains("corrupted"))
     }
 
     @Test func outputFileReceivesTheReport() throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/report.md"
-        let console = CapturedConsole()
-        #expect(makeSuite().run(arguments: ["bench", "--filter", "noop", "--format", "markdown", "--output", path], output: console.output) == 0)
-        #expect(try String(contentsOfFile: path, encoding: .utf8) == console.standardOutput)
+        try Fixtures.withTemporaryDirectory { directory in
+            let path = directory + "/report.md"
+            let console = CapturedConsole()
+            #expect(makeSuite().run(arguments: ["bench", "--filter", "noop", "--format", "markdown", "--output", path], output: console.output) == 0)
+            let written = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(written == console.standardOutput)
+        }
     }
 
     @Test func registrationErrorsExitOne() {

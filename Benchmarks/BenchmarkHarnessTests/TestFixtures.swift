@@ -30,12 +30,14 @@ enum Fixtures {
         )
     }
 
-    /// A fresh empty directory under the temporary directory. The caller removes it (`defer`).
-    static func temporaryDirectory() throws -> String {
+    /// Runs `body` with the path of a fresh empty directory under the temporary directory, and
+    /// removes the directory and everything in it when `body` returns or throws.
+    static func withTemporaryDirectory<Result>(_ body: (String) throws -> Result) throws -> Result {
         let path = FileManager.default.temporaryDirectory
             .appendingPathComponent("harness-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try body(path)
     }
 }
 
