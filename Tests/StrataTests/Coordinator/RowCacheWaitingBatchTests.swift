@@ -111,6 +111,35 @@ struct RowCacheWaitingBatchTests {
         withExtendedLifetime(older) {}
     }
 
+    @Test("settling takes batches through the last one with an unused row; the rest, and batches stored later, wait")
+    func settleTakesThroughTheLastUnusedBatch() throws {
+        let setup = try RowCacheFixture()
+        let cache = RowCache(shardCount: 4)
+        let first = (0..<10).map { setup.row($0) }
+        cache.store(first)
+        do { cache.store((10..<20).map { setup.row($0) }) }  // nothing holds these rows
+        let third = (20..<25).map { setup.row($0) }
+        cache.store(third)
+        cache.settleWaitingRows()
+        // The first two batches went into the table (the unused rows took no entry); the third,
+        // all of whose rows are in use, waits on.
+        #expect(cache.waitingCount == third.count)
+        #expect(cache.snapshot(for: setup.id(15), maxAge: -1) == nil)
+        #expect(cache.snapshot(for: setup.id(4), maxAge: -1) === first[4])
+        // Settling again (the third batch went in with the look-up above) finds nothing to take,
+        // and a batch stored after that waits and is served like the first.
+        cache.settleWaitingRows()
+        #expect(cache.waitingCount == 0)
+        let later = (30..<40).map { setup.row($0) }
+        cache.store(later)
+        #expect(cache.waitingCount == later.count)
+        cache.settleWaitingRows()
+        #expect(cache.waitingCount == later.count)
+        #expect(cache.snapshot(for: setup.id(33), maxAge: -1) === later[3])
+        #expect(cache.snapshot(for: setup.id(22), maxAge: -1) === third[2])
+        #expect(cache.liveCount == first.count + third.count + later.count)
+    }
+
     @Test("an unused newer row still replaces the older row in use, as it would have when stored")
     func unusedNewerRowReplacesOlder() throws {
         let setup = try RowCacheFixture()
