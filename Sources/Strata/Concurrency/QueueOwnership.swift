@@ -38,7 +38,11 @@ enum QueueOwnership {
 
     /// What the current thread lends to a block it is about to wait for.
     static func loan() -> Loan {
-        guard let owned = perThread.existing else { return Loan(thread: pthread_self(), tokens: []) }
+        // Nothing owned (the usual outermost wait): an empty loan, without the allocation that
+        // `+` makes when it copies the emptied `tokens` array's storage.
+        guard let owned = perThread.existing, !owned.tokens.isEmpty || !owned.borrowed.isEmpty else {
+            return Loan(thread: pthread_self(), tokens: [])
+        }
         return Loan(thread: pthread_self(), tokens: owned.tokens + owned.borrowed)
     }
 
