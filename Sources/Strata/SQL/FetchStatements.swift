@@ -2,7 +2,8 @@
 /// plans; no database connection. (Dictionary fetches: `DictionarySQLCompiler`.)
 ///
 /// A statement that reads whole rows selects `Z_PK, Z_ENT, Z_OPT` and then every column of the
-/// table in `SQLiteSchema.Table.columns` order, so the select-list indexes of
+/// table in `SQLiteSchema.Table.columns` order (for a table of one entity, its code in place of
+/// `Z_ENT`: see `entityCode(of:)`), so the select-list indexes of
 /// `SQLiteSchema.EntityColumns` address the columns of any entity of the table (one table holds
 /// a whole inheritance tree, as in Core Data). Text that depends only on the schema (reads by
 /// key, to-many contents) is built once, when the store opens; a plan's SELECT is built once
@@ -12,7 +13,7 @@ struct FetchStatements: Sendable {
     private let schema: SQLiteSchema
     /// The compiled SELECTs of plans by shape; `nil` to compile every plan.
     private let shapes: FetchStatementCache?
-    /// By table name: `t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0."<column>", …`.
+    /// By table name: `t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0."<column>", …` (see `rowColumns(of:)`).
     private let rowColumns: [String: String]
     /// By table name: the rows whose keys are in a key list.
     private let rowsByKeys: [String: String]
@@ -72,9 +73,13 @@ struct FetchStatements: Sendable {
         }
     }
 
-    /// The keys and entity codes (`t0.Z_PK, t0.Z_ENT`) of the rows matching `plan`, in order.
+    /// The keys and entity codes (`t0.Z_PK, t0.Z_ENT`, see `entityCode(of:)`) of the rows
+    /// matching `plan`, in order.
     func objectIDs(_ plan: FetchPlan) throws -> SQLFragment {
-        try cached(plan, .objectIDs) { plan in try select(plan, from: try table(of: plan), columns: "t0.Z_PK, t0.Z_ENT") }
+        try cached(plan, .objectIDs) { plan in
+            let table = try table(of: plan)
+            return try select(plan, from: table, columns: "t0.Z_PK, " + Self.entityCode(of: table))
+        }
     }
 
     /// The number of rows matching `plan`: `SELECT count(*)` without ordering, or, when the plan
@@ -122,9 +127,21 @@ struct FetchStatements: Sendable {
         return sql
     }
 
-    /// `t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0."<column>", …`: every column of `table`.
+    /// `t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0."<column>", …`: every column of `table` (the entity
+    /// code as `entityCode(of:)` selects it).
     private static func rowColumns(of table: SQLiteSchema.Table) -> String {
-        (["t0.Z_PK", "t0.Z_ENT", "t0.Z_OPT"] + table.columns.map { "t0." + SQLFragment.identifier($0.name) }).joined(separator: ", ")
+        (["t0.Z_PK", entityCode(of: table), "t0.Z_OPT"] + table.columns.map { "t0." + SQLFragment.identifier($0.name) }).joined(separator: ", ")
+    }
+
+    /// What a read selects as a row's entity code: `t0.Z_ENT`, or, for a table that holds one
+    /// entity only (a root without sub-entities), that entity's code as a literal named `Z_ENT`
+    /// (statements that wrap a SELECT, such as a batch delete's, select the column by name), so
+    /// that SQLite does not read the column for every row. Core Data's SQLite store does the same: it selects
+    /// a constant in that place for such a table (`SELECT 0, t0.Z_PK, t0.Z_OPT, …`). A row of
+    /// such a table is its entity's whatever its `Z_ENT` holds, as the fetch's count and
+    /// predicate (which do not filter on `Z_ENT` there) already took it to be.
+    private static func entityCode(of table: SQLiteSchema.Table) -> String {
+        table.root.layout.hasSubentities ? "t0.Z_ENT" : "\(table.root.layout.code) AS Z_ENT"
     }
 
     private func table(of plan: FetchPlan) throws -> SQLiteSchema.Table {

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSQLite
 import StrataTestSupport
 import Testing
 
@@ -59,6 +60,30 @@ struct FetchBasicsTests {
             let count = FetchRequest<NSNumber>(entityName: "Person")
             count.resultType = .countResultType
             #expect(try context.fetch(count).first?.intValue == 8)
+        }
+    }
+
+    @Test("a table of one entity: each of its rows is that entity's whatever its Z_ENT holds, in fetches as in counts")
+    func tableOfOneEntity() throws {
+        // Core Data's SQLite store selects a constant in place of Z_ENT for an entity without
+        // sub-entities (`SELECT 0, t0.Z_PK, t0.Z_OPT, …` in its SQL debug log): the rows of the
+        // entity's table are its rows. Counts never filtered on the column there either, so a
+        // fetch of rows, a fetch of IDs and a count agree.
+        let stack = try people(.sqlite)
+        let connection = try SQLiteConnection(path: stack.storeURL.path)
+        try connection.execute("UPDATE ZPERSON SET Z_ENT = 999 WHERE ZNAME = 'Cy'")
+        let context = stack.newContext()
+        try context.performAndWait {
+            let request = FetchRequest<ManagedObject>(entityName: "Person")
+            #expect(try context.count(for: request) == 8)
+            let people = try context.fetch(request)
+            #expect(people.count == 8)
+            let cy = try #require(people.first { $0.value(forKey: "name") as? String == "Cy" })
+            #expect(cy.entity.name == "Person")
+            #expect(cy.value(forKey: "age") as? Int64 == 30)
+            let ids = FetchRequest<ManagedObjectID>(entityName: "Person")
+            ids.resultType = .managedObjectIDResultType
+            #expect(try context.fetch(ids).contains(cy.objectID))
         }
     }
 

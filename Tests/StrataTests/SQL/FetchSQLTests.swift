@@ -16,8 +16,13 @@ struct FetchSQLTests {
         statements = FetchStatements(schema: library.schema)
     }
 
-    /// Every column of ZBOOK, in the order `SQLiteSchema.EntityColumns` indexes them.
-    static let bookColumns = #"t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0."ZTITLE", t0."ZPRICE", t0."ZPUBLISHED", t0."ZAUTHOR", t0."ZEDITOR", t0."ZEDITOR_ENT""#
+    /// Every column of ZBOOK, in the order `SQLiteSchema.EntityColumns` indexes them. Book has no
+    /// sub-entities, so its table holds Books only: its code is selected as a constant where
+    /// `Z_ENT` would be, as Core Data's SQLite store selects `0` there (`SELECT 0, t0.Z_PK,
+    /// t0.Z_OPT, …` in its SQL debug log).
+    var bookColumns: String {
+        #"t0.Z_PK, \#(library.book.layout.code) AS Z_ENT, t0.Z_OPT, t0."ZTITLE", t0."ZPRICE", t0."ZPUBLISHED", t0."ZAUTHOR", t0."ZEDITOR", t0."ZEDITOR_ENT""#
+    }
     /// Every column of ZPERSON: the root's, then each sub-entity's (by name).
     static let personColumns = #"t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0."ZNAME", t0."ZRATING", t0."ZLEVEL""#
 
@@ -31,24 +36,25 @@ struct FetchSQLTests {
         let sql = try statements.rows(plan)
         #expect(
             sql.text
-                == "SELECT \(Self.bookColumns) FROM \"ZBOOK\" t0 LEFT JOIN \"ZPERSON\" j1 ON j1.Z_PK = t0.\"ZAUTHOR\" WHERE (j1.\"ZNAME\" IS ?) ORDER BY t0.\"ZTITLE\" DESC, t0.Z_PK ASC LIMIT ? OFFSET ?"
+                == "SELECT \(bookColumns) FROM \"ZBOOK\" t0 LEFT JOIN \"ZPERSON\" j1 ON j1.Z_PK = t0.\"ZAUTHOR\" WHERE (j1.\"ZNAME\" IS ?) ORDER BY t0.\"ZTITLE\" DESC, t0.Z_PK ASC LIMIT ? OFFSET ?"
         )
         #expect(sql.bindings == [.text("Ann"), .integer(10), .integer(20)])
 
         // An offset without a limit: LIMIT -1 is SQLite's "no limit".
         let offsetOnly = try statements.rows(try library.plan(library.book, offset: 5))
-        #expect(offsetOnly.text == "SELECT \(Self.bookColumns) FROM \"ZBOOK\" t0 ORDER BY t0.Z_PK ASC LIMIT ? OFFSET ?")
+        #expect(offsetOnly.text == "SELECT \(bookColumns) FROM \"ZBOOK\" t0 ORDER BY t0.Z_PK ASC LIMIT ? OFFSET ?")
         #expect(offsetOnly.bindings == [.integer(-1), .integer(5)])
     }
 
     @Test("IDs: only Z_PK and Z_ENT, the same WHERE and ORDER BY")
     func objectIDs() throws {
-        // An ID is the primary key and the entity code (which entity of the tree the row is).
+        // An ID is the primary key and the entity code (which entity of the tree the row is); a
+        // table of one entity gives its code as a constant (see `bookColumns`).
         let plan = try library.plan(library.book, "price > %@", [Decimal(12)], sortedBy: [ObjectSortDescriptor(key: "title", ascending: true)], resultKind: .objectIDs)
         let sql = try statements.objectIDs(plan)
         #expect(
             sql.text
-                == #"SELECT t0.Z_PK, t0.Z_ENT FROM "ZBOOK" t0 WHERE (t0."ZPRICE" IS NOT NULL AND t0."ZPRICE" COLLATE STRATA_DECIMAL > ?) ORDER BY t0."ZTITLE" ASC, t0.Z_PK ASC"#
+                == #"SELECT t0.Z_PK, \#(library.book.layout.code) AS Z_ENT FROM "ZBOOK" t0 WHERE (t0."ZPRICE" IS NOT NULL AND t0."ZPRICE" COLLATE STRATA_DECIMAL > ?) ORDER BY t0."ZTITLE" ASC, t0.Z_PK ASC"#
         )
         // A decimal is stored as canonical text and compared with Strata's decimal collation.
         #expect(sql.bindings == [.text("12")])
@@ -94,7 +100,7 @@ struct FetchSQLTests {
         #expect(statements.rowsByKeys(inTable: "ZPERSON") == "SELECT \(Self.personColumns) FROM \"ZPERSON\" t0 WHERE t0.Z_PK IN (SELECT value FROM json_each(?))")
         #expect(FetchStatements.keyList([3, 1, 2]) == .text("[3,1,2]"))
         // A save reads the stored row of a conflict by its key.
-        #expect(statements.rowByKey(inTable: "ZBOOK") == "SELECT \(Self.bookColumns) FROM \"ZBOOK\" t0 WHERE t0.Z_PK = ?")
+        #expect(statements.rowByKey(inTable: "ZBOOK") == "SELECT \(bookColumns) FROM \"ZBOOK\" t0 WHERE t0.Z_PK = ?")
         #expect(statements.rowsByKeys(inTable: "ZNOTHING") == nil)
     }
 
