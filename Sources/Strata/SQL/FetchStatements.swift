@@ -136,10 +136,10 @@ struct FetchStatements: Sendable {
     /// What a read selects as a row's entity code: `t0.Z_ENT`, or, for a table that holds one
     /// entity only (a root without sub-entities), that entity's code as a literal named `Z_ENT`
     /// (statements that wrap a SELECT, such as a batch delete's, select the column by name), so
-    /// that SQLite does not read the column for every row. Core Data's SQLite store does the same: it selects
-    /// a constant in that place for such a table (`SELECT 0, t0.Z_PK, t0.Z_OPT, …`). A row of
-    /// such a table is its entity's whatever its `Z_ENT` holds, as the fetch's count and
-    /// predicate (which do not filter on `Z_ENT` there) already took it to be.
+    /// that SQLite does not read the column for every row. Core Data's SQLite store does the
+    /// same: it selects a constant in that place for such a table (`SELECT 0, t0.Z_PK, t0.Z_OPT,
+    /// …`). A fetch then takes a row of such a table as its entity's whatever its `Z_ENT` holds,
+    /// as a count (which does not filter on `Z_ENT` there) already did.
     private static func entityCode(of table: SQLiteSchema.Table) -> String {
         table.root.layout.hasSubentities ? "t0.Z_ENT" : "\(table.root.layout.code) AS Z_ENT"
     }
