@@ -37,7 +37,11 @@ final class FetchStatementCache: Sendable {
                     bindings.append(literals[-1 - source])
                 }
             }
-            if bindsWindow { bindings += FetchStatementCache.window(limit: limit, offset: offset) }
+            if bindsWindow {
+                // Appended one by one: `window(limit:offset:)` would make an array per fetch.
+                bindings.append(FetchStatementCache.limitBinding(limit))
+                bindings.append(.integer(Int64(offset)))
+            }
             return SQLFragment(text, bindings)
         }
     }
@@ -116,6 +120,11 @@ final class FetchStatementCache: Sendable {
 
     /// The bindings of `LIMIT ? OFFSET ?` (`-1`, SQLite's "no limit", without a limit).
     static func window(limit: Int, offset: Int) -> [StoredValue] {
-        [.integer(limit > 0 ? Int64(limit) : -1), .integer(Int64(offset))]
+        [limitBinding(limit), .integer(Int64(offset))]
+    }
+
+    /// The binding of `LIMIT ?`: `limit`, or `-1` (SQLite's "no limit") when it is 0.
+    static func limitBinding(_ limit: Int) -> StoredValue {
+        .integer(limit > 0 ? Int64(limit) : -1)
     }
 }

@@ -109,6 +109,10 @@ struct SnapshotBackedValues<Part: RowSnapshotPart>: RandomAccessCollection, Muta
         }
     }
 
+    /// The number of elements: `endIndex`, without the generic `distance(from:to:)` and its range
+    /// checks (a typed read checks its slot against it).
+    @inline(__always) var count: Int { endIndex }
+
     @inline(__always)
     subscript(position: Int) -> Element {
         get {

@@ -192,4 +192,38 @@ struct SortDescriptorTests {
             #expect(names == expected, "sorted by \(key)")
         }
     }
+
+    @Test("a sort key must reach a stored attribute: other keys fail at fetch, naming the entity and key", arguments: [TestStack.Kind.sqlite, .inMemory])
+    func refusedKeys(kind: TestStack.Kind) throws {
+        // Core Data refuses a fetch sorted by a key its store cannot order by: a key the entity
+        // does not have, a transient property (not in the store), a to-many relationship. Strata
+        // refuses a bare relationship too, and names the entity and key in each error.
+        let model = Self.model()
+        let file = try #require(model.entitiesByName["File"])
+        let draft = AttributeDescription(name: "draft", type: .string)
+        draft.isTransient = true
+        file.properties.append(draft)
+        let stack = try TestStack(model: model, kind: kind)
+        let context = stack.newContext()
+        try context.performAndWait {
+            try Self.insert(into: context, model: stack.model)
+            try context.save()
+            for (key, entity, name, message) in [
+                ("nope", "File", "nope", "no property"), ("draft", "File", "draft", "Transient attribute"),
+                ("folder", "File", "folder", "names a relationship"), ("folder.nope", "Folder", "nope", "no property"),
+                ("folder.files", "File", "folder.files", "to-many"),
+            ] {
+                let request = FetchRequest<ManagedObject>(entityName: "File")
+                request.sortDescriptors = [ObjectSortDescriptor(key: "name"), ObjectSortDescriptor(key: key)]
+                let error = try #require(throws: StrataError.self, "sorted by \(key)") { try context.fetch(request) }
+                #expect(error.entityName == entity, "sorted by \(key): \(error)")
+                #expect(error.key == name, "sorted by \(key): \(error)")
+                #expect(error.message.contains(message), "sorted by \(key): \(error)")
+            }
+            // A stored attribute, plain or through a to-one, sorts.
+            let request = FetchRequest<ManagedObject>(entityName: "File")
+            request.sortDescriptors = [ObjectSortDescriptor(key: "folder.name"), ObjectSortDescriptor(key: "size")]
+            #expect(try context.fetch(request).count == Self.files.count)
+        }
+    }
 }
