@@ -4,8 +4,9 @@ import StrataPostgreSQL
 /// list, for `SELECT … FROM <table> AS <alias> WHERE <whereClause> [ORDER BY <orderBy>]`.
 ///
 /// The contract with the store:
-/// - ``whereClause`` always selects the request's entity (and its sub-entities when the request
-///   includes them) by `"$entity"`, and every conjunct of the predicate that compiles exactly.
+/// - ``whereClause`` selects the request's entity (and its sub-entities when the request
+///   includes them) by `"$entity"` (except in a table holding no other entity, where every row is
+///   the entity's), and every conjunct of the predicate that compiles exactly.
 ///   When ``predicateIsExact`` is true it selects exactly the rows Strata's in-memory engine
 ///   keeps; otherwise it selects a superset, and the store finishes the request with
 ///   `StoreFetchRequest.evaluate(_:in:options:)` (which also sorts and applies offset and limit).

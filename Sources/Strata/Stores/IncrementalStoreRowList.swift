@@ -54,4 +54,21 @@ public struct IncrementalStoreRowList: Sendable {
     public mutating func append(contentsOf other: IncrementalStoreRowList, positions: Range<Int>) {
         rows.append(contentsOf: other.rows[positions.clamped(to: other.rows.indices)])
     }
+
+    /// Puts the rows in their object IDs' order (by primary key), the order in which every
+    /// Strata store returns the rows of a fetch without sort descriptors. For a store that reads
+    /// such rows in its database's own order (a table scan) rather than have the database sort
+    /// them: one pass when they are in key order already, a sort otherwise. Any thread.
+    public mutating func sortInKeyOrder() {
+        guard rows.count > 1 else { return }
+        var previous = rows[0].objectID
+        for index in 1..<rows.count {
+            let id = rows[index].objectID
+            guard FetchPlan.idOrder(previous, id) else {
+                rows.sort { FetchPlan.idOrder($0.objectID, $1.objectID) }
+                return
+            }
+            previous = id
+        }
+    }
 }

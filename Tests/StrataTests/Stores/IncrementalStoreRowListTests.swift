@@ -95,4 +95,23 @@ struct IncrementalStoreRowListTests {
         }
         #expect(fired == ["fired 1", "fired 2", "fired 3"])
     }
+
+    // Every Strata store returns the rows of a fetch without sort descriptors in key order; a
+    // store reading them in its database's own order puts them in key order with this.
+    @Test("sortInKeyOrder puts rows in key order, and leaves rows in key order as they are")
+    func sortInKeyOrder() throws {
+        let fixture = try Fixture()
+        var list = IncrementalStoreRowList()
+        for key: Int64 in [4, 1, 5, 2, 3] {
+            try list.append(objectID: fixture.id(key), version: key, columnValues: [], toOneTargets: [])
+        }
+        list.sortInKeyOrder()
+        #expect(list.objectIDs == (1...5).map { fixture.id($0) })
+        #expect(list.nodes.map(\.version) == [1, 2, 3, 4, 5])
+        list.sortInKeyOrder()
+        #expect(list.objectIDs == (1...5).map { fixture.id($0) })
+        var empty = IncrementalStoreRowList()
+        empty.sortInKeyOrder()
+        #expect(empty.isEmpty)
+    }
 }

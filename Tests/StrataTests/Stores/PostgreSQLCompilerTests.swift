@@ -76,6 +76,24 @@ struct PostgreSQLCompilerTests {
         #expect(only.whereClause == #""t"."$entity" = $1"#)
     }
 
+    // Every row of a table holding one entity (a root without sub-entities) is that entity's, so
+    // its fetches go without the entity filter, as the SQLite store reads such a table without its
+    // entity column.
+    @Test("a table of one entity is read without the entity filter")
+    func oneEntityTable() throws {
+        let model = try Model()
+        let customer = try #require(model.model.entitiesByName["Customer"])
+        let all = model.compile("TRUEPREDICATE", entity: customer)
+        #expect(all.whereClause == "TRUE")
+        #expect(all.parameters.isEmpty)
+        let named = model.compile("name == 'a'", entity: customer)
+        #expect(named.whereClause == #""t"."name" COLLATE "C" = $1"#)
+        #expect(named.parameters == [.text("a")])
+        #expect(named.orderBy == #""t"."$pk""#)
+        // A sub-entity's fetch keeps its filter: its table holds its root's rows too.
+        #expect(model.compile("TRUEPREDICATE", entity: model.rush).whereClause == #""t"."$entity" = $1"#)
+    }
+
     @Test("nil: == nil is IS NULL, != a value keeps nil rows (IS DISTINCT FROM), ordering with nil is false")
     func nilComparisons() throws {
         let model = try Model()
@@ -173,13 +191,14 @@ struct PostgreSQLCompilerTests {
                 == Self.entity
                 + #" AND EXISTS (SELECT 1 FROM "app"."Order$tags" AS "t$2" JOIN "app"."Tag" AS "t$1" ON "t$1"."$pk" = "t$2"."$member" WHERE "t$2"."$owner" = "t"."$pk" AND COALESCE("t$1"."label" COLLATE "C" = $3, FALSE))"#
         )
-        // From the other side of the many-to-many, the join table's columns swap roles.
+        // From the other side of the many-to-many, the join table's columns swap roles (`Tag`'s
+        // table holds no other entity: no entity filter).
         let fromTags = PostgreSQLFetchCompiler.compile(
             entity: model.model.entitiesByName["Tag"] ?? model.order, includesSubentities: true, predicate: ObjectPredicate(format: "ANY orders.group == 1"), sortDescriptors: [],
             schema: model.schema, tableAlias: "t", objectKey: { _ in nil })
         #expect(
             fromTags.whereClause
-                == #""t"."$entity" = $1 AND EXISTS (SELECT 1 FROM "app"."Order$tags" AS "t$2" JOIN "app"."Order" AS "t$1" ON "t$1"."$pk" = "t$2"."$owner" WHERE "t$2"."$member" = "t"."$pk" AND COALESCE("t$1"."group" = $2, FALSE))"#
+                == #"EXISTS (SELECT 1 FROM "app"."Order$tags" AS "t$2" JOIN "app"."Order" AS "t$1" ON "t$1"."$pk" = "t$2"."$owner" WHERE "t$2"."$member" = "t"."$pk" AND COALESCE("t$1"."group" = $1, FALSE))"#
         )
         let all = model.compile("ALL user.orders.group > 2").whereClause
         #expect(all == Self.entity + #" AND NOT EXISTS (SELECT 1 FROM "app"."Order" AS "t$1" WHERE "t$1"."user" = "t"."user" AND NOT COALESCE("t$1"."group" > $3, FALSE))"#)

@@ -965,4 +965,43 @@ struct PostgreSQLStoreTests {
         }
         #expect(try labels() == ["added", "new"])
     }
+
+    // Core Data promises no order for a fetch without sort descriptors; every Strata store gives
+    // key order there (the SQLite store's `ORDER BY Z_PK`). The PostgreSQL store reads such a
+    // fetch in the table's own order (a scan, not a walk of the key's index) and orders the rows
+    // itself: updated rows, whose new versions the table keeps after the others, still come in
+    // key order.
+    @Test("a fetch without sort descriptors returns rows in key order, also after updates moved them in the table")
+    func unsortedFetchInKeyOrder() throws {
+        let database = try PostgreSQLTestDatabase()
+        let model = Self.everyTypeModel()
+        let coordinator = try Self.coordinator(database, model: model)
+        let context = Self.context(coordinator)
+        let tag = try #require(model.entitiesByName["Tag"])
+        try context.performAndWait {
+            for label in ["a", "b", "c", "d", "e"] { ManagedObject(entity: tag, insertInto: context).setValue(label, forKey: "label") }
+            try context.save()
+            let request = FetchRequest<ManagedObject>(entityName: "Tag")
+            request.sortDescriptors = [ObjectSortDescriptor(key: "label")]
+            let tags = try context.fetch(request)
+            for object in tags.prefix(2) { object.setValue("\(object.value(forKey: "label") as? String ?? "")2", forKey: "label") }
+            try context.save()
+        }
+        // The table's own order is no longer the key order (else the test would prove nothing).
+        let connection = try database.connect()
+        let table = try PostgreSQLIdentifier.quoted(database.namespace) + ".\"Tag\""
+        let scanned = try connection.execute("SELECT \"$pk\" FROM \(table)").map { try $0.int64(0) ?? 0 }
+        #expect(scanned.count == 5)
+        #expect(scanned != scanned.sorted(), "the table's order: \(scanned)")
+        let reader = Self.context(try Self.coordinator(database, model: model))
+        for returnsFaults in [false, true] {
+            let labels = try reader.performAndWait {
+                reader.reset()
+                let request = FetchRequest<ManagedObject>(entityName: "Tag")
+                request.returnsObjectsAsFaults = returnsFaults
+                return try reader.fetch(request).compactMap { $0.value(forKey: "label") as? String }
+            }
+            #expect(labels == ["a2", "b2", "c", "d", "e"], "returnsObjectsAsFaults \(returnsFaults)")
+        }
+    }
 }
