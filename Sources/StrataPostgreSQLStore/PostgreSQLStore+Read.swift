@@ -83,9 +83,10 @@ extension PostgreSQLStore {
 
     /// The rows of `result` (selected with a plan's ``PostgreSQLEntityPlan/selectList``), in its
     /// order, with to-one targets of the right (sub-)entity: targets in tables holding several
-    /// entities are looked up with one more statement per such table. Runs on the thread holding
-    /// `connection`.
-    func rowList(from result: PostgreSQLResult, on connection: PostgreSQLConnection) throws -> IncrementalStoreRowList {
+    /// entities are looked up with one more statement per such table. With `inKeyOrder`, the
+    /// rows are put in key order (sorted only when a key came after a greater one). Runs on the
+    /// thread holding `connection`.
+    func rowList(from result: PostgreSQLResult, on connection: PostgreSQLConnection, inKeyOrder: Bool = false) throws -> IncrementalStoreRowList {
         // A row whose targets' entities must be looked up waits here, with its position.
         struct Pending {
             let position: Int
@@ -104,12 +105,18 @@ extension PostgreSQLStore {
         var values: [IncrementalStoreNode.ColumnValue] = []
         var toOne: [ManagedObjectID?] = []
         var plan: PostgreSQLEntityPlan?
+        // The plan's attribute reads, held here: read through the plan for every row, the array
+        // was retained and released once a row.
+        var reads: [PostgreSQLEntityPlan.AttributeRead] = []
+        var isOneEntityTable = false
+        var lastKey = Int64.min
+        var keysAscend = true
         for row in result {
             // A table of one entity has rows of that entity only: the name is read only where the
             // table holds several, and then compared with the row before's, not made a String.
             let sameEntity =
                 try plan.map { current in
-                    try current.table.entityNames.count == 1 || row.withUnsafeBytes(1) { current.entity.name.utf8.elementsEqual($0) } == true
+                    try isOneEntityTable || row.withUnsafeBytes(1) { current.entity.name.utf8.elementsEqual($0) } == true
                 } ?? false
             if !sameEntity {
                 let name = try row.string(1)
@@ -119,14 +126,26 @@ extension PostgreSQLStore {
                         url: redactedURL)
                 }
                 plan = next
+                reads = next.attributeReads
+                isOneEntityTable = next.table.entityNames.count == 1
             }
             guard let plan, let key = try row.int64(0), let version = try row.int64(2) else {
                 throw StrataError(code: StrataError.Code.persistentStoreOperation, message: "A row of the PostgreSQL store has no key or version", url: redactedURL)
             }
-            if values.count == plan.attributeCount {
+            if key <= lastKey { keysAscend = false }
+            lastKey = key
+            if values.count != plan.attributeCount { values = Array(repeating: .null, count: plan.attributeCount) }
+            // Every slot is written: NULL, then the column of each attribute read. Through the
+            // buffer, so that each write does not check the array's uniqueness again.
+            try values.withUnsafeMutableBufferPointer { values in
                 for slot in values.indices { values[slot] = .null }
-            } else {
-                values = Array(repeating: .null, count: plan.attributeCount)
+                for index in reads.indices {
+                    let read = reads[index]
+                    values[read.slot] = try PostgreSQLValueMapping.columnValue(of: row, column: read.column, type: read.type) {
+                        guard case .attribute(let attribute) = plan.fields[read.field].kind else { return nil }
+                        return attribute
+                    }
+                }
             }
             if toOne.count == plan.toOneCount {
                 for slot in toOne.indices { toOne[slot] = nil }
@@ -134,12 +153,6 @@ extension PostgreSQLStore {
                 toOne = Array(repeating: nil, count: plan.toOneCount)
             }
             var targets: [(slot: Int, relationship: RelationshipDescription, target: Int64)] = []
-            for read in plan.attributeReads {
-                values[read.slot] = try PostgreSQLValueMapping.columnValue(of: row, column: read.column, type: read.type) {
-                    guard case .attribute(let attribute) = plan.fields[read.field].kind else { return nil }
-                    return attribute
-                }
-            }
             for index in plan.toOneFieldIndexes {
                 let field = plan.fields[index]
                 switch field.kind {
@@ -162,7 +175,10 @@ extension PostgreSQLStore {
                 pending.append(Pending(position: rows.count + pending.count, id: id, version: version, values: values, toOne: toOne, targets: targets))
             }
         }
-        guard !pending.isEmpty else { return rows }
+        guard !pending.isEmpty else {
+            if inKeyOrder && !keysAscend { rows.sortInKeyOrder() }
+            return rows
+        }
         var entityOfTarget: [String: [Int64: String]] = [:]
         for (rootName, keys) in lookups {
             guard let table = schema.tablesByRootName[rootName] else { continue }
@@ -191,6 +207,7 @@ extension PostgreSQLStore {
             try merged.append(objectID: item.id, version: item.version, columnValues: item.values, toOneTargets: toOne)
         }
         merged.append(contentsOf: rows, positions: taken..<rows.count)
+        if inKeyOrder && !keysAscend { merged.sortInKeyOrder() }
         return merged
     }
 }
