@@ -3,7 +3,10 @@ import Strata
 import StrataPostgreSQL
 
 /// How the store reads and writes the rows of one entity: its table, the select list shared by
-/// every entity of the table, and where each stored attribute and to-one is.
+/// every entity of the table, and where each stored attribute and to-one is. The select list
+/// names `"$entity"` only for a table holding several entities: every row of a table of one
+/// entity is that entity's, and a read of every row would otherwise have the server print and
+/// send the same name with each.
 ///
 /// Made once per entity when the store is created; immutable, usable from any thread. A class,
 /// so that looking a plan up for every fetched row retains it rather than copying its fields.
@@ -49,8 +52,14 @@ final class PostgreSQLEntityPlan: @unchecked Sendable {
     let entity: EntityDescription
     /// Its table.
     let table: PostgreSQLTable
-    /// `"$pk", "$entity", "$version"` and every property column of the table, in that order.
+    /// `"$pk"`, `"$entity"` (only in a table of several entities), `"$version"` and every
+    /// property column of the table, in that order.
     let selectList: String
+    /// The index of `"$entity"` in ``selectList`` results: nil when the table holds one entity
+    /// (its rows are all of ``entity``), else 1. The same for every entity of a table.
+    let entityColumnIndex: Int?
+    /// The index of `"$version"` in ``selectList`` results (2, or 1 without `"$entity"`).
+    let versionColumnIndex: Int
     /// The entity's stored attributes and to-ones.
     let fields: [Field]
     /// The names of the entity and of every entity below it, the entity first.
@@ -67,10 +76,15 @@ final class PostgreSQLEntityPlan: @unchecked Sendable {
     /// more than one): its entity is then looked up with one more statement.
     let hasToOnesOfSeveralEntities: Bool
 
-    init(entity: EntityDescription, table: PostgreSQLTable, selectList: String, fields: [Field], entityNames: [String], schema: PostgreSQLSchema) {
+    init(
+        entity: EntityDescription, table: PostgreSQLTable, selectList: String, entityColumnIndex: Int?, versionColumnIndex: Int, fields: [Field], entityNames: [String],
+        schema: PostgreSQLSchema
+    ) {
         self.entity = entity
         self.table = table
         self.selectList = selectList
+        self.entityColumnIndex = entityColumnIndex
+        self.versionColumnIndex = versionColumnIndex
         self.fields = fields
         self.entityNames = entityNames
         self.attributeCount = IncrementalStoreNode.storedAttributes(of: entity).count
@@ -97,8 +111,12 @@ final class PostgreSQLEntityPlan: @unchecked Sendable {
         var plans: [String: PostgreSQLEntityPlan] = [:]
         for entity in model.entities(forConfigurationName: configurationName) {
             guard let table = schema.table(for: entity) else { continue }
+            let fixed =
+                table.entityNames.count == 1
+                ? [PostgreSQLTable.primaryKeyColumn, PostgreSQLTable.versionColumn]
+                : [PostgreSQLTable.primaryKeyColumn, PostgreSQLTable.entityColumn, PostgreSQLTable.versionColumn]
             var indexByColumn: [String: Int] = [:]
-            for (index, column) in table.columns.enumerated() { indexByColumn[column.name] = 3 + index }
+            for (index, column) in table.columns.enumerated() { indexByColumn[column.name] = fixed.count + index }
             var fields: [Field] = []
             let attributeSlots = Dictionary(
                 IncrementalStoreNode.storedAttributes(of: entity).enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { first, _ in first })
@@ -116,8 +134,7 @@ final class PostgreSQLEntityPlan: @unchecked Sendable {
                 else { continue }
                 fields.append(Field(key: relationship.name, quotedColumn: quoted, columnIndex: index, kind: .toOne(relationship), nodeSlot: slot))
             }
-            let fixed = [PostgreSQLTable.primaryKeyColumn, PostgreSQLTable.entityColumn, PostgreSQLTable.versionColumn].map { "\"\($0)\"" }
-            let selectList = (fixed + table.columns.map(\.quotedName)).joined(separator: ", ")
+            let selectList = (fixed.map { "\"\($0)\"" } + table.columns.map(\.quotedName)).joined(separator: ", ")
             var names: [String] = []
             var queue = [entity]
             while !queue.isEmpty {
@@ -125,7 +142,9 @@ final class PostgreSQLEntityPlan: @unchecked Sendable {
                 names.append(next.name)
                 queue.append(contentsOf: next.subentities.sorted { $0.name < $1.name })
             }
-            plans[entity.name] = PostgreSQLEntityPlan(entity: entity, table: table, selectList: selectList, fields: fields, entityNames: names, schema: schema)
+            plans[entity.name] = PostgreSQLEntityPlan(
+                entity: entity, table: table, selectList: selectList, entityColumnIndex: fixed.count == 3 ? 1 : nil, versionColumnIndex: fixed.count - 1, fields: fields,
+                entityNames: names, schema: schema)
         }
         return plans
     }

@@ -34,11 +34,11 @@ extension PostgreSQLStore {
             let keyOrderHere = request.sortDescriptors.isEmpty && request.fetchLimit == 0 && request.fetchOffset == 0
             let window = keyOrderHere ? "" : Self.window(compiled, request)
             return try reading("Fetching \(request.entity.name) rows from the PostgreSQL store", options: options) { connection in
-                try rowList(from: run(sql + window, parameters: compiled.parameters, on: connection), on: connection, inKeyOrder: keyOrderHere)
+                try rowList(from: run(sql + window, parameters: compiled.parameters, on: connection), plan: plan, on: connection, inKeyOrder: keyOrderHere)
             }
         }
         let candidates = try reading("Fetching \(request.entity.name) rows from the PostgreSQL store", options: options) { connection in
-            try rowList(from: run(sql, parameters: compiled.parameters, on: connection), on: connection)
+            try rowList(from: run(sql, parameters: compiled.parameters, on: connection), plan: plan, on: connection)
         }
         // The connection is back in the pool here: evaluating may read more rows (key paths
         // through relationships) through this store.

@@ -28,7 +28,7 @@ extension PostgreSQLStore {
                     let result = try run(
                         "SELECT \(plan.selectList) FROM \(plan.table.quotedName) WHERE \"\(PostgreSQLTable.primaryKeyColumn)\" = ANY($1::bigint[])",
                         parameters: [PostgreSQLValueMapping.keyArray(batch)], on: connection)
-                    rows.append(contentsOf: try rowList(from: result, on: connection))
+                    rows.append(contentsOf: try rowList(from: result, plan: plan, on: connection))
                 }
             }
             return rows
@@ -81,12 +81,15 @@ extension PostgreSQLStore {
         return result
     }
 
-    /// The rows of `result` (selected with a plan's ``PostgreSQLEntityPlan/selectList``), in its
+    /// The rows of `result` (selected with `first`'s ``PostgreSQLEntityPlan/selectList``), in its
     /// order, with to-one targets of the right (sub-)entity: targets in tables holding several
-    /// entities are looked up with one more statement per such table. With `inKeyOrder`, the
-    /// rows are put in key order (sorted only when a key came after a greater one). Runs on the
-    /// thread holding `connection`.
-    func rowList(from result: PostgreSQLResult, on connection: PostgreSQLConnection, inKeyOrder: Bool = false) throws -> IncrementalStoreRowList {
+    /// entities are looked up with one more statement per such table. In a table of several
+    /// entities each row's entity is read from its `"$entity"` column; in a table of one, every
+    /// row is `first`'s. With `inKeyOrder`, the rows are put in key order (sorted only when a key
+    /// came after a greater one). Runs on the thread holding `connection`.
+    func rowList(from result: PostgreSQLResult, plan first: PostgreSQLEntityPlan, on connection: PostgreSQLConnection, inKeyOrder: Bool = false) throws
+        -> IncrementalStoreRowList
+    {
         // A row whose targets' entities must be looked up waits here, with its position.
         struct Pending {
             let position: Int
@@ -104,32 +107,29 @@ extension PostgreSQLStore {
         // one buffer for every row: a row copies what it needs.
         var values: [IncrementalStoreNode.ColumnValue] = []
         var toOne: [ManagedObjectID?] = []
-        var plan: PostgreSQLEntityPlan?
-        // The plan's attribute reads, held here: read through the plan for every row, the array
-        // was retained and released once a row.
-        var reads: [PostgreSQLEntityPlan.AttributeRead] = []
-        var isOneEntityTable = false
+        // The plan of the row's entity, and its attribute reads held here: read through the plan
+        // for every row, the array was retained and released once a row.
+        var plan = first
+        var reads = first.attributeReads
+        // The same for every entity of the table (`PostgreSQLEntityPlan.plans`).
+        let entityColumn = first.entityColumnIndex
+        let versionColumn = first.versionColumnIndex
         var lastKey = Int64.min
         var keysAscend = true
         for row in result {
-            // A table of one entity has rows of that entity only: the name is read only where the
-            // table holds several, and then compared with the row before's, not made a String.
-            let sameEntity =
-                try plan.map { current in
-                    try isOneEntityTable || row.withUnsafeBytes(1) { current.entity.name.utf8.elementsEqual($0) } == true
-                } ?? false
-            if !sameEntity {
-                let name = try row.string(1)
-                guard let name, let next = plans[name] else {
+            // The name is compared with the entity of the row before's, not made a String.
+            if let entityColumn, try row.withUnsafeBytes(entityColumn, { plan.entity.name.utf8.elementsEqual($0) }) != true {
+                let name = try row.string(entityColumn)
+                guard let name, let next = plans[name], next.table.rootEntityName == first.table.rootEntityName else {
                     throw StrataError(
-                        code: StrataError.Code.persistentStoreOperation, message: "A row of the PostgreSQL store names an entity the model does not have: \(name ?? "NULL")",
+                        code: StrataError.Code.persistentStoreOperation,
+                        message: "A row of the PostgreSQL store's table \(first.table.name) names an entity the table does not hold: \(name ?? "NULL")",
                         url: redactedURL)
                 }
                 plan = next
                 reads = next.attributeReads
-                isOneEntityTable = next.table.entityNames.count == 1
             }
-            guard let plan, let key = try row.int64(0), let version = try row.int64(2) else {
+            guard let key = try row.int64(0), let version = try row.int64(versionColumn) else {
                 throw StrataError(code: StrataError.Code.persistentStoreOperation, message: "A row of the PostgreSQL store has no key or version", url: redactedURL)
             }
             if key <= lastKey { keysAscend = false }

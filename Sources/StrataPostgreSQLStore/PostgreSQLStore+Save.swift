@@ -301,7 +301,7 @@ struct SaveWriter {
             let plan = try store.plan(for: id.entity)
             let rows = try connection.execute(
                 "SELECT \(plan.selectList) FROM \(plan.table.quotedName) WHERE \(pk) = $1", parameters: [.int64(key)])
-            persisted = try store.rowList(from: rows, on: connection).nodes.first
+            persisted = try store.rowList(from: rows, plan: plan, on: connection).nodes.first
         }
         return MergeConflict(
             objectID: id, oldVersionNumber: baseVersion, newVersionNumber: persisted?.version ?? 0,

@@ -94,6 +94,32 @@ struct PostgreSQLCompilerTests {
         #expect(model.compile("TRUEPREDICATE", entity: model.rush).whereClause == #""t"."$entity" = $1"#)
     }
 
+    // Core Data reads a row of an inheritance tree's table as the entity the row names. A table of
+    // one entity has no other kind of row: its reads select no entity column (every row would
+    // carry the same name), and the columns after it move up by one.
+    @Test("a table of one entity is selected without its entity column; a table of several with it")
+    func entityColumnOnlyWhereNeeded() throws {
+        let model = try Model()
+        let plans = PostgreSQLEntityPlan.plans(for: model.model, configurationName: nil, schema: model.schema)
+        let customer = try #require(plans["Customer"])
+        #expect(customer.selectList.hasPrefix(#""$pk", "$version", "#))
+        #expect(!customer.selectList.contains("$entity"))
+        #expect(customer.entityColumnIndex == nil)
+        #expect(customer.versionColumnIndex == 1)
+        #expect(customer.fields.map(\.columnIndex) == [2])
+        for plan in [try #require(plans["Order"]), try #require(plans["RushOrder"])] {
+            #expect(plan.selectList.hasPrefix(#""$pk", "$entity", "$version", "#))
+            #expect(plan.entityColumnIndex == 1)
+            #expect(plan.versionColumnIndex == 2)
+            #expect(plan.fields.allSatisfy { $0.columnIndex >= 3 })
+        }
+        // Every field's index is its column's place in the select list.
+        for plan in plans.values {
+            let columns = plan.selectList.components(separatedBy: ", ")
+            for field in plan.fields { #expect(columns[field.columnIndex] == field.quotedColumn, "\(plan.entity.name).\(field.key)") }
+        }
+    }
+
     @Test("nil: == nil is IS NULL, != a value keeps nil rows (IS DISTINCT FROM), ordering with nil is false")
     func nilComparisons() throws {
         let model = try Model()

@@ -810,6 +810,32 @@ struct PostgreSQLStoreTests {
         }
     }
 
+    // Core Data reads each row of an inheritance tree's table as the entity the row names. A row
+    // the model cannot read so (written by another program) is an error naming the table when
+    // an object's values are read by key, not an object of the wrong entity read from the wrong
+    // columns. (A fetch never meets one: it selects the entities it asks for.)
+    @Test("reading a row that names an entity of another table, or none of the model, fails with 134070")
+    func rowOfForeignEntity() throws {
+        let database = try PostgreSQLTestDatabase()
+        let model = GraphFixtures.company()
+        let employee = try #require(model.entitiesByName["Employee"])
+        let connection = try database.connect()
+        let table = try PostgreSQLIdentifier.quoted(database.namespace) + ".\"Person\""
+        let coordinator = try Self.coordinator(database, model: model)
+        let store = try #require(coordinator.persistentStores.first?.incrementalStore)
+        for (key, entity) in [(1000, "Department"), (1001, "Ghost")] {
+            try connection.execute("INSERT INTO \(table) (\"$pk\", \"$entity\", \"$version\", name) VALUES (\(key), '\(entity)', 1, 'x')")
+            let id = store.newObjectID(for: employee, referenceObject: Int64(key))
+            let reader = Self.context(coordinator)
+            let error = reader.performAndWait {
+                #expect(throws: StrataError.self) { try reader.existingObject(with: id) }
+            }
+            #expect(error?.code == StrataError.Code.persistentStoreOperation)
+            #expect(error?.message.contains("names an entity the table does not hold: \(entity)") == true, "\(error?.message ?? "")")
+            #expect(try reader.performAndWait { try reader.count(for: FetchRequest<ManagedObject>(entityName: "Person")) } == 0)
+        }
+    }
+
     // Core Data faults in many objects at once; Strata reads them in batches of 5,000 keys, so a
     // long list of IDs is one statement per batch, not one statement per object nor one too
     // large for the server.
