@@ -45,19 +45,21 @@ extension PostgreSQLStore {
         return IncrementalStoreRowList(try request.evaluate(candidates.nodes, in: self, options: options))
     }
 
-    /// The IDs of the rows `request` matches, in order: only keys and entity names are read
-    /// when the whole request runs in SQL. Callable from any thread.
+    /// The IDs of the rows `request` matches, in order: only keys (and, in a table of several
+    /// entities, entity names) are read when the whole request runs in SQL. Callable from any
+    /// thread.
     func matchingIDs(_ request: StoreFetchRequest, options: ReadOptions) throws -> [ManagedObjectID] {
         let compiled = compiledFetch(request)
         guard compiled.canWindowInSQL else { return try matchingRows(request, compiled: compiled, options: options).objectIDs }
         let plan = try plan(for: request.entity)
-        let sql =
-            "SELECT \"\(PostgreSQLTable.primaryKeyColumn)\", \"\(PostgreSQLTable.entityColumn)\" FROM \(plan.table.quotedName) AS \"\(Self.fetchAlias)\" WHERE \(compiled.whereClause)"
-            + Self.window(compiled, request)
+        // Every row of a table of one entity is that entity's (as in `rowList(from:plan:on:inKeyOrder:)`).
+        let readsEntity = plan.entityColumnIndex != nil
+        let columns = "\"\(PostgreSQLTable.primaryKeyColumn)\"" + (readsEntity ? ", \"\(PostgreSQLTable.entityColumn)\"" : "")
+        let sql = "SELECT \(columns) FROM \(plan.table.quotedName) AS \"\(Self.fetchAlias)\" WHERE \(compiled.whereClause)" + Self.window(compiled, request)
         let entities = model.entitiesByName
         return try reading("Fetching \(request.entity.name) IDs from the PostgreSQL store", options: options) { connection in
             try run(sql, parameters: compiled.parameters, on: connection).map { row in
-                guard let key = try row.int64(0), let entity = try row.string(1).flatMap({ entities[$0] }) else {
+                guard let key = try row.int64(0), let entity = readsEntity ? try row.string(1).flatMap({ entities[$0] }) : plan.entity else {
                     throw StrataError(code: StrataError.Code.persistentStoreOperation, message: "A row of the PostgreSQL store has no key or an unknown entity", url: redactedURL)
                 }
                 return newObjectID(for: entity, referenceObject: key)

@@ -810,6 +810,34 @@ struct PostgreSQLStoreTests {
         }
     }
 
+    // Core Data: an object-ID fetch returns each object's ID with its own entity, also when the
+    // fetched entity is an abstract super-entity. The store reads the entity's name per row only
+    // from a table of several entities; every row of a table of one is that entity's.
+    @Test("an ID fetch gives each row its own entity, in a table of several entities and of one")
+    func objectIDFetchEntities() throws {
+        let database = try PostgreSQLTestDatabase()
+        let model = GraphFixtures.company()
+        let writer = Self.context(try Self.coordinator(database, model: model))
+        try writer.performAndWait {
+            for (entity, name) in [("Employee", "emma"), ("Customer", "carl"), ("Employee", "eve"), ("Department", "sales"), ("Department", "ops")] {
+                ManagedObject(entity: try #require(model.entitiesByName[entity]), insertInto: writer).setValue(name, forKey: "name")
+            }
+            try writer.save()
+        }
+        let reader = Self.context(try Self.coordinator(database, model: model))
+        try reader.performAndWait {
+            for (entity, expected) in [("Person", ["carl": "Customer", "emma": "Employee", "eve": "Employee"]), ("Department", ["ops": "Department", "sales": "Department"])] {
+                let request = FetchRequest<ManagedObjectID>(entityName: entity)
+                request.resultType = .managedObjectIDResultType
+                let ids = try reader.fetch(request)
+                #expect(ids.count == expected.count)
+                var found: [String: String] = [:]
+                for id in ids { found[try reader.existingObject(with: id).value(forKey: "name") as? String ?? "?"] = id.entity.name }
+                #expect(found == expected, "\(entity)")
+            }
+        }
+    }
+
     // Core Data reads each row of an inheritance tree's table as the entity the row names. A row
     // the model cannot read so (written by another program) is an error naming the table when
     // an object's values are read by key, not an object of the wrong entity read from the wrong
