@@ -76,15 +76,12 @@ final class PostgreSQLEntityPlan: @unchecked Sendable {
     /// more than one): its entity is then looked up with one more statement.
     let hasToOnesOfSeveralEntities: Bool
 
-    init(
-        entity: EntityDescription, table: PostgreSQLTable, selectList: String, entityColumnIndex: Int?, versionColumnIndex: Int, fields: [Field], entityNames: [String],
-        schema: PostgreSQLSchema
-    ) {
+    init(entity: EntityDescription, table: PostgreSQLTable, selectList: String, fields: [Field], entityNames: [String], schema: PostgreSQLSchema) {
         self.entity = entity
         self.table = table
         self.selectList = selectList
-        self.entityColumnIndex = entityColumnIndex
-        self.versionColumnIndex = versionColumnIndex
+        self.entityColumnIndex = table.holdsSeveralEntities ? 1 : nil
+        self.versionColumnIndex = table.holdsSeveralEntities ? 2 : 1
         self.fields = fields
         self.entityNames = entityNames
         self.attributeCount = IncrementalStoreNode.storedAttributes(of: entity).count
@@ -101,7 +98,7 @@ final class PostgreSQLEntityPlan: @unchecked Sendable {
         self.toOneFieldIndexes = toOneFieldIndexes
         self.hasToOnesOfSeveralEntities = fields.contains { field in
             guard case .toOne(let relationship) = field.kind, let destination = relationship.destinationEntity else { return false }
-            return (schema.table(for: destination)?.entityNames.count ?? 0) > 1
+            return schema.table(for: destination)?.holdsSeveralEntities ?? false
         }
     }
 
@@ -111,10 +108,11 @@ final class PostgreSQLEntityPlan: @unchecked Sendable {
         var plans: [String: PostgreSQLEntityPlan] = [:]
         for entity in model.entities(forConfigurationName: configurationName) {
             guard let table = schema.table(for: entity) else { continue }
+            // The columns before the properties, at the indexes `init` gives them.
             let fixed =
-                table.entityNames.count == 1
-                ? [PostgreSQLTable.primaryKeyColumn, PostgreSQLTable.versionColumn]
-                : [PostgreSQLTable.primaryKeyColumn, PostgreSQLTable.entityColumn, PostgreSQLTable.versionColumn]
+                table.holdsSeveralEntities
+                ? [PostgreSQLTable.primaryKeyColumn, PostgreSQLTable.entityColumn, PostgreSQLTable.versionColumn]
+                : [PostgreSQLTable.primaryKeyColumn, PostgreSQLTable.versionColumn]
             var indexByColumn: [String: Int] = [:]
             for (index, column) in table.columns.enumerated() { indexByColumn[column.name] = fixed.count + index }
             var fields: [Field] = []
@@ -142,9 +140,7 @@ final class PostgreSQLEntityPlan: @unchecked Sendable {
                 names.append(next.name)
                 queue.append(contentsOf: next.subentities.sorted { $0.name < $1.name })
             }
-            plans[entity.name] = PostgreSQLEntityPlan(
-                entity: entity, table: table, selectList: selectList, entityColumnIndex: fixed.count == 3 ? 1 : nil, versionColumnIndex: fixed.count - 1, fields: fields,
-                entityNames: names, schema: schema)
+            plans[entity.name] = PostgreSQLEntityPlan(entity: entity, table: table, selectList: selectList, fields: fields, entityNames: names, schema: schema)
         }
         return plans
     }

@@ -67,7 +67,7 @@ enum PostgreSQLFetchCompiler {
     private static func entityFilter(
         _ entity: EntityDescription, includesSubentities: Bool, schema: PostgreSQLSchema, alias: String, parameters: inout PostgreSQLParameters
     ) -> PostgreSQLCondition? {
-        if let table = schema.table(for: entity), table.entityNames.count == 1 { return nil }
+        if let table = schema.table(for: entity), !table.holdsSeveralEntities { return nil }
         var names = [entity.name]
         if includesSubentities {
             var queue = entity.subentities

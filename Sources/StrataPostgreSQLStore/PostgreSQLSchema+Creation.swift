@@ -47,7 +47,7 @@ extension PostgreSQLSchema {
                 }
                 statements.append("CREATE INDEX ON \(table.quotedName) (\(column.quotedName))")
             }
-            if table.entityNames.count > 1 {
+            if table.holdsSeveralEntities {
                 statements.append("CREATE INDEX ON \(table.quotedName) (\"\(PostgreSQLTable.entityColumn)\")")
             }
         }

@@ -195,6 +195,9 @@ struct PostgreSQLTable: Sendable {
     let keySequence: String
     /// The root and every entity below it, root first, then breadth first by name.
     let entityNames: [String]
+    /// Whether rows of several entities share the table (the root has sub-entities): only then
+    /// does a row's `"$entity"` tell anything, so only then is it read, filtered and indexed.
+    var holdsSeveralEntities: Bool { entityNames.count > 1 }
     /// The property columns, in creation order.
     let columns: [PostgreSQLColumn]
     /// The column of each stored attribute and to-one, by "Entity.property" for every entity

@@ -160,7 +160,7 @@ extension PostgreSQLStore {
                     continue
                 case .toOne(let relationship):
                     guard let target = try row.int64(field.columnIndex), let destination = relationship.destinationEntity else { continue }
-                    if plan.hasToOnesOfSeveralEntities, let table = schema.table(for: destination), table.entityNames.count > 1 {
+                    if plan.hasToOnesOfSeveralEntities, let table = schema.table(for: destination), table.holdsSeveralEntities {
                         targets.append((field.nodeSlot, relationship, target))
                         lookups[table.rootEntityName, default: []].insert(target)
                     } else {
