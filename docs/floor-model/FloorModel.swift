@@ -7,10 +7,16 @@
 //         > /tmp/floor-model/SQLite3/module.modulemap
 //     swiftc -O -I /tmp/floor-model -o /tmp/floor-model/run docs/floor-model/FloorModel.swift -ljemalloc
 //     MALLOC_CONF=lg_extent_max_active_fit:16 /tmp/floor-model/run 1000000
+//     MALLOC_CONF=lg_extent_max_active_fit:16 /tmp/floor-model/run 1000000 192 184
 //
 // It makes (once) a table of the benchmarks' `Item` shape (six columns, two indexes) with the
 // given number of rows, then times each side in 8 alternated rounds (the first left out) and
-// prints the medians as ratios to the raw side.
+// prints the medians as ratios to the raw side. With two more arguments it times only the raw
+// side against objects and snapshots of those sizes in bytes (what each asks `malloc` for, as
+// `swift_allocObject` does: the object of an `Item` is 192, its row snapshot 184), each written
+// in full when made, with the flat identity map: one size pair a process, so that no other
+// side's freed memory is left in the allocator. Built without `-ljemalloc`, the program uses
+// the C library's `malloc`, as an application does.
 
 import Foundation
 import SQLite3
@@ -146,6 +152,57 @@ final class DictionarySplitObject {
         objects.append(object)
     }
     return objects.count
+}
+
+/// The sized sides: an object and a snapshot of any size (their tails of words written in full
+/// when made, as an object's fields and a row's values are).
+struct SizedObjectHeader { let key: Int64; let snapshot: SizedSnapshot; unowned(unsafe) let map: FlatMap }
+final class SizedSnapshot: ManagedBuffer<Row, UInt64> {}
+final class SizedObject: ManagedBuffer<SizedObjectHeader, UInt64> {
+    deinit { header.map.slots[Int(header.key)] = nil }
+}
+
+/// The words to add to a buffer whose fixed part is `fixed` bytes for it to be `bytes` in all.
+func tailWords(toReach bytes: Int, fixed: Int) -> Int { max(0, (bytes - fixed + 7) / 8) }
+
+func sized(objectBytes: Int, snapshotBytes: Int, map: FlatMap) -> () -> Int {
+    // The fixed parts: the object header (16 bytes) and the buffers' headers, rounded up to a word.
+    let objectWords = tailWords(toReach: objectBytes, fixed: 16 + MemoryLayout<SizedObjectHeader>.stride)
+    let snapshotWords = tailWords(toReach: snapshotBytes, fixed: 16 + MemoryLayout<Row>.stride)
+    return {
+        uniqued(
+            { map.slots[Int($0)] },
+            { row in
+                let snapshot = SizedSnapshot.create(minimumCapacity: snapshotWords) { buffer in
+                    buffer.withUnsafeMutablePointerToElements { $0.initialize(repeating: 0, count: snapshotWords) }
+                    return row
+                }
+                let object = SizedObject.create(minimumCapacity: objectWords) { buffer in
+                    buffer.withUnsafeMutablePointerToElements { $0.initialize(repeating: 0, count: objectWords) }
+                    return SizedObjectHeader(key: row.key, snapshot: unsafeDowncast(snapshot, to: SizedSnapshot.self), map: map)
+                }
+                return unsafeDowncast(object, to: SizedObject.self)
+            },
+            { map.slots[Int($0)] = Unmanaged.passUnretained($1) })
+    }
+}
+
+let arguments = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+if arguments.count == 2 {
+    let side = sized(objectBytes: arguments[0], snapshotBytes: arguments[1], map: FlatMap(rows: rowCount))
+    var times: [[Double]] = [[], []]
+    for round in 0..<8 {
+        for (index, body) in [raw, side].enumerated() {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let made = body()
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+            guard made == rowCount else { print("\(made) rows, expected \(rowCount)"); exit(1) }
+            if round > 0 { times[index].append(elapsed) }
+        }
+    }
+    let medians = times.map { $0.sorted()[$0.count / 2] }
+    print(String(format: "object %d + snapshot %d bytes, flat map: raw %.1f ms, sized %.1f ms, %.2f× raw", arguments[0], arguments[1], medians[0], medians[1], medians[1] / medians[0]))
+    exit(0)
 }
 
 let flat = FlatMap(rows: rowCount), flatSplit = FlatMap(rows: rowCount)
