@@ -15,8 +15,9 @@
 // side against objects and snapshots of those sizes in bytes (what each asks `malloc` for, as
 // `swift_allocObject` does: the object of an `Item` is 192, its row snapshot 184), each written
 // in full when made, with the flat identity map: one size pair a process, so that no other
-// side's freed memory is left in the allocator. Built without `-ljemalloc`, the program uses
-// the C library's `malloc`, as an application does.
+// side's freed memory is left in the allocator. A fourth argument `chunked` carves the
+// snapshots from shared chunks of 1,024 rows instead. Built without `-ljemalloc`, the program
+// uses the C library's `malloc`, as an application does.
 
 import Foundation
 import SQLite3
@@ -187,9 +188,49 @@ func sized(objectBytes: Int, snapshotBytes: Int, map: FlatMap) -> () -> Int {
     }
 }
 
-let arguments = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
-if arguments.count == 2 {
-    let side = sized(objectBytes: arguments[0], snapshotBytes: arguments[1], map: FlatMap(rows: rowCount))
+/// Snapshots carved from chunks of 1,024 rows instead (the rows of a batch decoded into one
+/// buffer): one allocation a chunk, each row's `snapshotBytes` in it written in full, the object
+/// holding its chunk (retained) and its index.
+final class Chunk: ManagedBuffer<Int, UInt64> {}
+struct ChunkedObjectHeader { let key: Int64; let chunk: Chunk; let index: Int; unowned(unsafe) let map: FlatMap }
+final class ChunkedObject: ManagedBuffer<ChunkedObjectHeader, UInt64> {
+    deinit { header.map.slots[Int(header.key)] = nil }
+}
+
+func chunked(objectBytes: Int, snapshotBytes: Int, map: FlatMap) -> () -> Int {
+    let objectWords = tailWords(toReach: objectBytes, fixed: 16 + MemoryLayout<ChunkedObjectHeader>.stride)
+    let rowWords = tailWords(toReach: snapshotBytes, fixed: 0)
+    let rowsPerChunk = 1024
+    return {
+        var chunk = unsafeDowncast(Chunk.create(minimumCapacity: rowsPerChunk * rowWords) { _ in 0 }, to: Chunk.self)
+        var used = 0
+        return uniqued(
+            { map.slots[Int($0)] },
+            { row in
+                if used == rowsPerChunk {
+                    chunk = unsafeDowncast(Chunk.create(minimumCapacity: rowsPerChunk * rowWords) { _ in 0 }, to: Chunk.self)
+                    used = 0
+                }
+                let index = used
+                used += 1
+                chunk.withUnsafeMutablePointerToElements { base in
+                    (base + index * rowWords).initialize(repeating: UInt64(bitPattern: row.key), count: rowWords)
+                }
+                let object = ChunkedObject.create(minimumCapacity: objectWords) { [chunk] buffer in
+                    buffer.withUnsafeMutablePointerToElements { $0.initialize(repeating: 0, count: objectWords) }
+                    return ChunkedObjectHeader(key: row.key, chunk: chunk, index: index, map: map)
+                }
+                return unsafeDowncast(object, to: ChunkedObject.self)
+            },
+            { map.slots[Int($0)] = Unmanaged.passUnretained($1) })
+    }
+}
+
+let sizes = CommandLine.arguments.dropFirst(2).prefix(2).compactMap { Int($0) }
+if sizes.count == 2 {
+    let isChunked = CommandLine.arguments.dropFirst(4).first == "chunked"
+    let map = FlatMap(rows: rowCount)
+    let side = isChunked ? chunked(objectBytes: sizes[0], snapshotBytes: sizes[1], map: map) : sized(objectBytes: sizes[0], snapshotBytes: sizes[1], map: map)
     var times: [[Double]] = [[], []]
     for round in 0..<8 {
         for (index, body) in [raw, side].enumerated() {
@@ -201,7 +242,8 @@ if arguments.count == 2 {
         }
     }
     let medians = times.map { $0.sorted()[$0.count / 2] }
-    print(String(format: "object %d + snapshot %d bytes, flat map: raw %.1f ms, sized %.1f ms, %.2f× raw", arguments[0], arguments[1], medians[0], medians[1], medians[1] / medians[0]))
+    let label = isChunked ? "object %d + snapshot %d bytes in chunks of 1024, flat map" : "object %d + snapshot %d bytes, flat map"
+    print(String(format: label + ": raw %.1f ms, sized %.1f ms, %.2f× raw", sizes[0], sizes[1], medians[0], medians[1], medians[1] / medians[0]))
     exit(0)
 }
 
