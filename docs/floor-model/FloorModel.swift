@@ -16,8 +16,9 @@
 // `swift_allocObject` does: the object of an `Item` is 192, its row snapshot 184), each written
 // in full when made, with the flat identity map: one size pair a process, so that no other
 // side's freed memory is left in the allocator. A fourth argument `chunked` carves the
-// snapshots from shared chunks of 1,024 rows instead. Built without `-ljemalloc`, the program
-// uses the C library's `malloc`, as an application does.
+// snapshots from shared chunks of 1,024 rows instead; `twopass` makes every snapshot first and
+// then the objects, as Strata's fetch does. Built without `-ljemalloc`, the program uses the C
+// library's `malloc`, as an application does.
 
 import Foundation
 import SQLite3
@@ -226,11 +227,48 @@ func chunked(objectBytes: Int, snapshotBytes: Int, map: FlatMap) -> () -> Int {
     }
 }
 
+/// The sized sides in two passes, as Strata's fetch runs (the store decodes every row into its
+/// snapshot, then the context makes the objects): the snapshots into an array first, then one
+/// object for each.
+func twoPass(objectBytes: Int, snapshotBytes: Int, map: FlatMap) -> () -> Int {
+    let objectWords = tailWords(toReach: objectBytes, fixed: 16 + MemoryLayout<SizedObjectHeader>.stride)
+    let snapshotWords = tailWords(toReach: snapshotBytes, fixed: 16 + MemoryLayout<Row>.stride)
+    return {
+        var snapshots: [SizedSnapshot] = []
+        readAll { statement in
+            let row = Row(statement)
+            let snapshot = SizedSnapshot.create(minimumCapacity: snapshotWords) { buffer in
+                buffer.withUnsafeMutablePointerToElements { $0.initialize(repeating: 0, count: snapshotWords) }
+                return row
+            }
+            snapshots.append(unsafeDowncast(snapshot, to: SizedSnapshot.self))
+        }
+        var objects: [SizedObject] = []
+        objects.reserveCapacity(snapshots.count)
+        for snapshot in snapshots {
+            let key = snapshot.header.key
+            if let existing = map.slots[Int(key)] {
+                objects.append(unsafeDowncast(existing.takeUnretainedValue(), to: SizedObject.self))
+                continue
+            }
+            let made = SizedObject.create(minimumCapacity: objectWords) { buffer in
+                buffer.withUnsafeMutablePointerToElements { $0.initialize(repeating: 0, count: objectWords) }
+                return SizedObjectHeader(key: key, snapshot: snapshot, map: map)
+            }
+            let object = unsafeDowncast(made, to: SizedObject.self)
+            map.slots[Int(key)] = Unmanaged.passUnretained(object)
+            objects.append(object)
+        }
+        return objects.count
+    }
+}
+
 let sizes = CommandLine.arguments.dropFirst(2).prefix(2).compactMap { Int($0) }
 if sizes.count == 2 {
-    let isChunked = CommandLine.arguments.dropFirst(4).first == "chunked"
+    let mode = CommandLine.arguments.dropFirst(4).first ?? ""
     let map = FlatMap(rows: rowCount)
-    let side = isChunked ? chunked(objectBytes: sizes[0], snapshotBytes: sizes[1], map: map) : sized(objectBytes: sizes[0], snapshotBytes: sizes[1], map: map)
+    let make = ["chunked": chunked, "twopass": twoPass][mode] ?? sized
+    let side = make(sizes[0], sizes[1], map)
     var times: [[Double]] = [[], []]
     for round in 0..<8 {
         for (index, body) in [raw, side].enumerated() {
@@ -242,7 +280,7 @@ if sizes.count == 2 {
         }
     }
     let medians = times.map { $0.sorted()[$0.count / 2] }
-    let label = isChunked ? "object %d + snapshot %d bytes in chunks of 1024, flat map" : "object %d + snapshot %d bytes, flat map"
+    let label = "object %d + snapshot %d bytes" + ["chunked": " in chunks of 1024", "twopass": " in two passes"][mode, default: ""] + ", flat map"
     print(String(format: label + ": raw %.1f ms, sized %.1f ms, %.2f× raw", sizes[0], sizes[1], medians[0], medians[1], medians[1] / medians[0]))
     exit(0)
 }
