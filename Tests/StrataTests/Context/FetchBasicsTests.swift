@@ -85,6 +85,17 @@ struct FetchBasicsTests {
             ids.resultType = .managedObjectIDResultType
             #expect(try context.fetch(ids).contains(cy.objectID))
         }
+        // Rows read by key (a batched fetch loads each batch of faults by its keys) are the
+        // entity's too: the store does not read their Z_ENT either.
+        let batchedContext = stack.newContext()
+        try batchedContext.performAndWait {
+            let request = FetchRequest<ManagedObject>(entityName: "Person")
+            request.fetchBatchSize = 3
+            let people = try batchedContext.fetch(request)
+            let ages = people.compactMap { $0.value(forKey: "name") as? String == "Cy" ? $0.value(forKey: "age") as? Int64 : nil }
+            #expect(ages == [30])
+            #expect(people.allSatisfy { $0.entity.name == "Person" && !$0.isFault })
+        }
     }
 
     @Test("unsaved changes are part of results, counts and sorts", arguments: TestStack.Kind.allCases)

@@ -5,10 +5,24 @@ import StrataSQLite
 extension SQLiteStore {
     /// `plan`, once its entity is known to have a table here (`FetchStatements` builds its SQL).
     private func stored(_ plan: FetchPlan) throws -> FetchPlan {
-        guard schema.table(for: plan.entity) != nil else {
+        _ = try table(of: plan)
+        return plan
+    }
+
+    /// The table of `plan`'s entity; throws when it has none here.
+    private func table(of plan: FetchPlan) throws -> SQLiteSchema.Table {
+        guard let table = schema.table(for: plan.entity) else {
             throw StrataError(code: StrataError.Code.coreData, message: "Entity '\(plan.entity.name)' is not stored in this store", entityName: plan.entity.name, url: url)
         }
-        return plan
+        return table
+    }
+
+    /// The read plan of the one entity `table` holds, or nil when it holds an inheritance tree.
+    /// A row of a one-entity table is that entity's: its statements select the entity's code as
+    /// a constant in the `Z_ENT` place (`FetchStatements`), which a decoder given this plan does
+    /// not read (see ``RowDecoder/assumeEntity(of:)``).
+    func onlyReadPlan(of table: SQLiteSchema.Table) -> SQLiteEntityReadPlan? {
+        table.root.layout.hasSubentities ? nil : readPlans.plan(for: table.root)
     }
 
     /// Runs `body` (a statement's execution) inside an SQL span of a ``StrataTrace`` recording,
@@ -21,7 +35,8 @@ extension SQLiteStore {
     static var limitedFetchReserve: Int { 4096 }
 
     func fetchRows(_ plan: FetchPlan, options: ReadOptions) throws -> [RowSnapshot] {
-        let sql = try fetchSQL.rows(stored(plan))
+        let table = try table(of: plan)
+        let sql = try fetchSQL.rows(plan)
         do {
             return try traced(sql.text, "rows", \.count) {
                 try pool.withReader(options) { connection in
@@ -35,6 +50,7 @@ extension SQLiteStore {
                     // a large limit is an upper bound the table may be far below.
                     if plan.limit > 0 { rows.reserveCapacity(Swift.min(plan.limit, Self.limitedFetchReserve)) }
                     var decoder = RowDecoder(store: self)
+                    decoder.assumeEntity(of: onlyReadPlan(of: table))
                     let start = DispatchTime.now()
                     let watcher = options.watcher
                     var read = 0
@@ -143,11 +159,26 @@ extension SQLiteStore {
             self.spaces = StoreIDSpaces(token: store.token)
         }
 
+        /// Whether every row is `lastPlan`'s entity's, so that `Z_ENT` is not read.
+        private var entityIsFixed = false
+
+        /// Decodes the rows that follow as rows of `plan`'s entity without reading their `Z_ENT`
+        /// (`plan`: the one entity of their table, ``SQLiteStore/onlyReadPlan(of:)``), or, for
+        /// nil, by the entity their `Z_ENT` names.
+        mutating func assumeEntity(of plan: SQLiteEntityReadPlan?) {
+            entityIsFixed = plan != nil
+            guard let plan else { return }
+            lastPlan = plan
+            lastCode = plan.entity.layout.code
+        }
+
         mutating func decode(_ row: SQLiteStatement, offset: Int32) throws -> RowSnapshot? {
-            let code = row.int64(at: offset + 1)
-            if code != lastCode {
-                lastPlan = store.readPlans.plan(forCode: code)
-                lastCode = code
+            if !entityIsFixed {
+                let code = row.int64(at: offset + 1)
+                if code != lastCode {
+                    lastPlan = store.readPlans.plan(forCode: code)
+                    lastCode = code
+                }
             }
             // `lastPlan` keeps the plan alive for the whole call: nothing below assigns it.
             guard let reference = lastPlan.map(Unmanaged.passUnretained) else { return nil }

@@ -32,6 +32,7 @@ extension SQLiteStore {
             rows.reserveCapacity(count)
             var decoder = RowDecoder(store: self)
             for group in groups {
+                decoder.assumeEntity(of: schema.table(for: group.plan.entity).flatMap(onlyReadPlan(of:)))
                 if let range = Self.rangeReadable(group.keys), let sql = group.plan.rowsInKeyRange {
                     let statement = try connection.cachedStatement(sql)
                     let keys = group.keys
