@@ -141,7 +141,7 @@ struct FetchStatements: Sendable {
     /// …`). A fetch then takes a row of such a table as its entity's whatever its `Z_ENT` holds,
     /// as a count (which does not filter on `Z_ENT` there) already did.
     private static func entityCode(of table: SQLiteSchema.Table) -> String {
-        table.root.layout.hasSubentities ? "t0.Z_ENT" : "\(table.root.layout.code) AS Z_ENT"
+        table.holdsOneEntity ? "\(table.root.layout.code) AS Z_ENT" : "t0.Z_ENT"
     }
 
     private func table(of plan: FetchPlan) throws -> SQLiteSchema.Table {

@@ -27,6 +27,12 @@ final class SQLiteSchema: @unchecked Sendable {
         /// Columns after Z_PK, Z_ENT, Z_OPT, in select order.
         var columns: [Column]
         var indexes: [String]
+
+        /// Whether the table holds the rows of one entity only (a root without sub-entities):
+        /// then every row is the root's, and reads select its code as a constant in the `Z_ENT`
+        /// place instead of reading the column (`FetchStatements`), which the row decoder does
+        /// not read either (`SQLiteStore.onlyReadPlan(of:)`).
+        var holdsOneEntity: Bool { !root.layout.hasSubentities }
     }
 
     struct Column {
@@ -144,7 +150,7 @@ final class SQLiteSchema: @unchecked Sendable {
             mapEntity(root)
             // The entity-code index serves fetches of one sub-entity; a table holding one entity
             // has one code, and the index would only slow every insert.
-            if !root.subentities.isEmpty {
+            if !table.holdsOneEntity {
                 table.indexes.append("CREATE INDEX IF NOT EXISTS \"\(tableName)_Z_ENT_INDEX\" ON \"\(tableName)\" (\"Z_ENT\")")
             }
             tables[tableName] = table

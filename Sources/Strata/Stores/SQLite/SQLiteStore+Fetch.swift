@@ -17,12 +17,11 @@ extension SQLiteStore {
         return table
     }
 
-    /// The read plan of the one entity `table` holds, or nil when it holds an inheritance tree.
-    /// A row of a one-entity table is that entity's: its statements select the entity's code as
-    /// a constant in the `Z_ENT` place (`FetchStatements`), which a decoder given this plan does
-    /// not read (see ``RowDecoder/assumeEntity(of:)``).
+    /// The read plan of the one entity `table` holds (``SQLiteSchema/Table/holdsOneEntity``), or
+    /// nil when it holds an inheritance tree: a decoder given it does not read `Z_ENT` (see
+    /// ``RowDecoder/assumeEntity(of:)``).
     func onlyReadPlan(of table: SQLiteSchema.Table) -> SQLiteEntityReadPlan? {
-        table.root.layout.hasSubentities ? nil : readPlans.plan(for: table.root)
+        table.holdsOneEntity ? readPlans.plan(for: table.root) : nil
     }
 
     /// Runs `body` (a statement's execution) inside an SQL span of a ``StrataTrace`` recording,
